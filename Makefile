@@ -1,0 +1,54 @@
+# SPDX-License-Identifier: MIT
+#
+# The human entry point.  Userspace builds with Meson into build/, the module
+# with Kbuild against a Debian kernel's headers into build/module/VERSION/.
+#
+#   make              build the library, tools and tests
+#   make demo         the zero-copy camera demo inside the VM (sets up first)
+#   make check        every test: host, Vulkan, and the VM on both kernels
+#   make module       build llmem.ko (KVER=6.1, 6.12 or a full version)
+#   make vm CMD=...   run CMD in the VM on both kernels with llmem.ko loaded
+#   make lint         checkpatch --strict on module/, clang-format on userspace
+#   make dkms-install copy the module source to /usr/src for dkms
+
+BUILD ?= build
+KVER ?= 6.1
+KERNELS ?= 6.1 6.12
+VERSION := $(shell sed -n "s/^ *version *: *'\([^']*\)'.*/\1/p" meson.build | head -n 1)
+
+.PHONY: all setup demo check module vm lint dkms-install clean
+
+all: $(BUILD)/build.ninja
+	ninja -C $(BUILD)
+
+$(BUILD)/build.ninja:
+	meson setup $(BUILD)
+
+setup:
+	scripts/setup
+
+demo: setup
+	scripts/demo KVER=$(KVER)
+
+check: setup
+	scripts/check
+
+module:
+	scripts/build-module $(KVER)
+
+vm: all
+	@for k in $(KERNELS); do \
+		scripts/build-module $$k >/dev/null && \
+		tests/vm/run --kernel $$k \
+			--module $(BUILD)/module/$$(tests/vm/kernel-version $$k)/llmem.ko \
+			-- sh -c '$(CMD)' || exit 1; \
+	done
+
+lint:
+	scripts/lint
+
+dkms-install:
+	scripts/dkms-install $(VERSION)
+
+clean:
+	rm -rf $(BUILD) $(BUILD)-san

@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef LLMEM_ERROR_H
+#define LLMEM_ERROR_H
+
+#include "export.h"
+
+/*
+ * Records a message for llmem_last_error() and returns err, so that failure
+ * paths read "return llmem_error(-EINVAL, "size is 0");".
+ */
+int llmem_error(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#endif

@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: MIT
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <linux/videodev2.h>
+
+#include "test_util.h"
+
+int xioctl(int fd, unsigned long request, void *arg)
+{
+	int ret;
+
+	do {
+		ret = ioctl(fd, request, arg);
+	} while (ret == -1 && errno == EINTR);
+	return ret == -1 ? -errno : ret;
+}
+
+int open_vivid_capture(void)
+{
+	char path[32];
+
+	for (int i = 0; i < 64; i++) {
+		struct v4l2_capability cap = { 0 };
+		int fd;
+
+		snprintf(path, sizeof(path), "/dev/video%d", i);
+		fd = open(path, O_RDWR | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		if (xioctl(fd, VIDIOC_QUERYCAP, &cap) == 0 &&
+		    strcmp((const char *)cap.driver, "vivid") == 0 &&
+		    (cap.device_caps & V4L2_CAP_VIDEO_CAPTURE) &&
+		    (cap.device_caps & V4L2_CAP_STREAMING))
+			return fd;
+		close(fd);
+	}
+	return -ENODEV;
+}

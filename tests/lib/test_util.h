@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef LLMEM_TEST_UTIL_H
+#define LLMEM_TEST_UTIL_H
+
+#include <stddef.h>
+
+/* ioctl() that retries on EINTR and returns -errno on failure. */
+int xioctl(int fd, unsigned long request, void *arg);
+
+/*
+ * Opens the first video node whose driver is vivid and which captures
+ * single-planar video; -ENODEV when there is none.
+ */
+int open_vivid_capture(void);
+
+#endif
