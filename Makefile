@@ -14,7 +14,6 @@
 BUILD ?= build
 KVER ?= 6.1
 KERNELS ?= 6.1 6.12
-VERSION := $(shell sed -n "s/^ *version *: *'\([^']*\)'.*/\1/p" meson.build | head -n 1)
 
 .PHONY: all setup demo check module vm lint dkms-install clean
 
@@ -48,7 +47,7 @@ lint:
 	scripts/lint
 
 dkms-install:
-	scripts/dkms-install $(VERSION)
+	scripts/dkms-install
 
 clean:
 	rm -rf $(BUILD) $(BUILD)-san

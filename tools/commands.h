@@ -8,12 +8,11 @@ struct llmem_command {
 	int (*run)(int argc, char **argv);
 };
 
+/* Subcommands, one file each, listed in llmem.c. */
+
 /* llmem bench NAME: the benchmarks, each against its peer (bench.c). */
 int llmem_cmd_bench(int argc, char **argv);
 
 /* Benchmarks under "llmem bench", one file each, listed in bench.c. */
-
-#define LLMEM_COMMANDS                                                                \
-	{ "bench", "run a benchmark: alloc, kernel", llmem_cmd_bench },
 
 #endif

@@ -9,7 +9,7 @@
 #include "commands.h"
 
 static const struct llmem_command commands[] = {
-	LLMEM_COMMANDS
+	{ "bench", "run a benchmark against its peer", llmem_cmd_bench },
 };
 
 static void usage(FILE *out)

@@ -28,7 +28,7 @@ FIXTURE_SETUP(vivid)
 {
 	self->fd = open_vivid_capture();
 	ASSERT_GE(self->fd, 0)
-		TH_LOG("no vivid capture node: the rig must load vivid");
+	TH_LOG("no vivid capture node: the rig must load vivid");
 }
 
 FIXTURE_TEARDOWN(vivid)
@@ -46,7 +46,9 @@ TEST_F(vivid, mmap_streams_test_pattern)
 	enum v4l2_buf_type type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
 	struct v4l2_format fmt = { .type = type };
 	struct v4l2_requestbuffers req = {
-		.count = NBUFS, .type = type, .memory = V4L2_MEMORY_MMAP,
+		.count = NBUFS,
+		.type = type,
+		.memory = V4L2_MEMORY_MMAP,
 	};
 
 	fmt.fmt.pix.width = 640;
@@ -60,13 +62,15 @@ TEST_F(vivid, mmap_streams_test_pattern)
 
 	for (unsigned int i = 0; i < NBUFS; i++) {
 		struct v4l2_buffer buf = {
-			.type = type, .memory = V4L2_MEMORY_MMAP, .index = i,
+			.type = type,
+			.memory = V4L2_MEMORY_MMAP,
+			.index = i,
 		};
 
 		ASSERT_EQ(xioctl(self->fd, VIDIOC_QUERYBUF, &buf), 0);
 		self->lengths[i] = buf.length;
-		self->maps[i] = mmap(NULL, buf.length, PROT_READ, MAP_SHARED,
-				     self->fd, buf.m.offset);
+		self->maps[i] =
+			mmap(NULL, buf.length, PROT_READ, MAP_SHARED, self->fd, buf.m.offset);
 		ASSERT_NE(self->maps[i], MAP_FAILED);
 		ASSERT_EQ(xioctl(self->fd, VIDIOC_QBUF, &buf), 0);
 	}
@@ -74,7 +78,8 @@ TEST_F(vivid, mmap_streams_test_pattern)
 
 	for (int frame = 0; frame < 10; frame++) {
 		struct v4l2_buffer buf = {
-			.type = type, .memory = V4L2_MEMORY_MMAP,
+			.type = type,
+			.memory = V4L2_MEMORY_MMAP,
 		};
 		struct pollfd pfd = { .fd = self->fd, .events = POLLIN };
 		const uint8_t *bytes;
@@ -88,7 +93,7 @@ TEST_F(vivid, mmap_streams_test_pattern)
 		for (size_t b = 1; b < buf.bytesused; b++)
 			differing += bytes[b] != bytes[0];
 		EXPECT_GT(differing, buf.bytesused / 4)
-			TH_LOG("frame %d is nearly uniform", frame);
+		TH_LOG("frame %d is nearly uniform", frame);
 		ASSERT_EQ(xioctl(self->fd, VIDIOC_QBUF, &buf), 0);
 	}
 	ASSERT_EQ(xioctl(self->fd, VIDIOC_STREAMOFF, &type), 0);
