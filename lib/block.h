@@ -25,7 +25,7 @@
 struct llmem_block;
 
 enum llmem_block_kind {
-	LLMEM_BLOCK_LINEAR = 1,  /* buffers and linear-tiling images */
+	LLMEM_BLOCK_LINEAR = 1, /* buffers and linear-tiling images */
 	LLMEM_BLOCK_OPTIMAL = 2, /* optimal-tiling (and DRM-modifier) images */
 };
 

@@ -100,6 +100,13 @@ int llmem_pool_alloc(struct llmem_pool *pool, uint64_t size, uint64_t alignment,
 		     uint64_t *handle);
 
 /*
+ * Adds a page of @size bytes (any size) through page_create that stays until
+ * the pool is destroyed, empty or not: what an imported DMA-BUF becomes.
+ * Allocations use it like any other page.
+ */
+int llmem_pool_add_page(struct llmem_pool *pool, uint64_t size, uint32_t *index);
+
+/*
  * Frees an object.  A page left empty is released unless fewer than
  * spare_pages empty pages remain; dedicated pages are always released.
  * Return: 0, or -EINVAL when @handle names no live object.
@@ -120,8 +127,9 @@ int llmem_pool_page_stats(const struct llmem_pool *pool, uint32_t page_index,
 void llmem_pool_stats(const struct llmem_pool *pool, struct llmem_pool_stats *stats);
 
 /*
- * Writes {"page_size", "stats", "pages": [{"index", "dedicated", layout as
- * llmem_block_dump_json()}]} as one JSON object.  Return: 0 or -EIO.
+ * Writes one JSON object: page_size, granularity, the fields of struct
+ * llmem_pool_stats, and "page_layouts": [{"index", "dedicated", "layout"}]
+ * with each layout as llmem_block_dump_json() writes it.  Return: 0 or -EIO.
  */
 int llmem_pool_dump_json(const struct llmem_pool *pool, FILE *out);
 

@@ -5,6 +5,11 @@
 #include "commands.h"
 
 static const struct llmem_command benchmarks[] = {
+	{ "alloc", "sub-allocator vs one vkAllocateMemory per object", llmem_bench_alloc },
+	{ "kernel", "llmem.ko ALLOC+mmap+touch vs DMA heap and udmabuf", llmem_bench_kernel },
+	{ "camera", "zero-copy capture vs V4L2 MMAP + memcpy + upload", llmem_bench_camera },
+	{ "transfer", "mapped and staged transfers vs memcpy and vkCmdCopyBuffer",
+	  llmem_bench_transfer },
 };
 
 int llmem_cmd_bench(int argc, char **argv)

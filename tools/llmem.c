@@ -9,6 +9,8 @@
 #include "commands.h"
 
 static const struct llmem_command commands[] = {
+	{ "info", "describe the Vulkan device: memory, limits, capabilities", llmem_cmd_info },
+	{ "camera", "capture, convert on the device, write PNGs (zero-copy)", llmem_cmd_camera },
 	{ "bench", "run a benchmark against its peer", llmem_cmd_bench },
 };
 

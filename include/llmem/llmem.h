@@ -37,4 +37,13 @@ const char *llmem_last_error(void);
 }
 #endif
 
+#include "session.h"
+#include "memory.h"
+#include "buffer.h"
+#include "image.h"
+#include "frame.h"
+#include "convert.h"
+#include "share.h"
+#include "v4l2.h"
+
 #endif /* LLMEM_LLMEM_H */

@@ -20,24 +20,39 @@ int xioctl(int fd, unsigned long request, void *arg)
 	return ret == -1 ? -errno : ret;
 }
 
-int open_vivid_capture(void)
+static int open_nth_vivid_capture(int nth, char *path, size_t len)
 {
-	char path[32];
-
 	for (int i = 0; i < 64; i++) {
 		struct v4l2_capability cap = { 0 };
 		int fd;
 
-		snprintf(path, sizeof(path), "/dev/video%d", i);
+		snprintf(path, len, "/dev/video%d", i);
 		fd = open(path, O_RDWR | O_CLOEXEC);
 		if (fd < 0)
 			continue;
 		if (xioctl(fd, VIDIOC_QUERYCAP, &cap) == 0 &&
 		    strcmp((const char *)cap.driver, "vivid") == 0 &&
 		    (cap.device_caps & V4L2_CAP_VIDEO_CAPTURE) &&
-		    (cap.device_caps & V4L2_CAP_STREAMING))
+		    (cap.device_caps & V4L2_CAP_STREAMING) && nth-- == 0)
 			return fd;
 		close(fd);
 	}
 	return -ENODEV;
+}
+
+int open_vivid_capture(void)
+{
+	char path[32];
+
+	return open_nth_vivid_capture(0, path, sizeof(path));
+}
+
+int vivid_capture_path(int nth, char *path, size_t len)
+{
+	int fd = open_nth_vivid_capture(nth, path, len);
+
+	if (fd < 0)
+		return fd;
+	close(fd);
+	return 0;
 }

@@ -13,4 +13,10 @@ int xioctl(int fd, unsigned long request, void *arg);
  */
 int open_vivid_capture(void);
 
+/*
+ * Finds the path of the nth (from 0) vivid single-planar capture node;
+ * -ENODEV when there are fewer.  The rig loads vivid with n_devs=2.
+ */
+int vivid_capture_path(int nth, char *path, size_t len);
+
 #endif

@@ -1,6 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
 /*
  * llmem: the ioctl ABI of /dev/llmem.
+ *
+ * /dev/llmem allocates zeroed system pages and exports them as DMA-BUFs, and
+ * reports, for a DMA-BUF fd the caller holds, who has it attached and mapped
+ * and whether the CPU may map it now.  Every struct is naturally aligned and
+ * made of fixed-size fields; every flag bit and field not defined here must
+ * be zero.  A struct may grow at its end: the module copies as many bytes as
+ * the caller's command encodes, treats the bytes it was not given as zero,
+ * writes back no more than the caller passed, and rejects a longer struct
+ * whose bytes past the known end are not all zero.
  */
 #ifndef _UAPI_LINUX_LLMEM_H
 #define _UAPI_LINUX_LLMEM_H
@@ -9,5 +18,127 @@
 #include <linux/types.h>
 
 #define LLMEM_IOC_MAGIC 'L'
+
+/* Length of the exporter, name and importer strings, NUL included. */
+#define LLMEM_NAME_LEN 32
+
+/* Most importer names one LLMEM_IOC_INFO call returns. */
+#define LLMEM_MAX_IMPORTERS 64
+
+/* The returned DMA-BUF fd is close-on-exec. */
+#define LLMEM_ALLOC_CLOEXEC (1U << 0)
+#define LLMEM_ALLOC_VALID_FLAGS (LLMEM_ALLOC_CLOEXEC)
+
+/**
+ * struct llmem_alloc - LLMEM_IOC_ALLOC argument
+ * @size: (in/out) bytes wanted, rounded up to whole pages on return; 0 and a
+ *        size whose rounding overflows are -EINVAL, more than the module's
+ *        max_bytes parameter allows (with what is already allocated) is
+ *        -ENOMEM
+ * @flags: (in) LLMEM_ALLOC_* bits; any other bit is -EINVAL
+ * @fd: (out) the new DMA-BUF, opened read-write; must be 0 on input
+ *
+ * The pages are zeroed before the fd is returned.
+ */
+struct llmem_alloc {
+	__u64 size;
+	__u32 flags;
+	__u32 fd;
+};
+
+/**
+ * struct llmem_importer - one device attached to a DMA-BUF
+ * @dev_name: (out) the attached device's name, NUL-terminated, truncated to
+ *            fit
+ */
+struct llmem_importer {
+	char dev_name[LLMEM_NAME_LEN];
+};
+
+/* @state bits of struct llmem_info. */
+/* The buffer was exported by llmem. */
+#define LLMEM_STATE_EXPORTED (1U << 0)
+/* The CPU may map it now (meaningful when LLMEM_KNOWN_MAPPABLE is set). */
+#define LLMEM_STATE_MAPPABLE (1U << 1)
+
+/* @known bits of struct llmem_info: which counts the module could see. */
+#define LLMEM_KNOWN_ATTACHMENTS (1U << 0)
+#define LLMEM_KNOWN_DEVICE_MAPS (1U << 1)
+#define LLMEM_KNOWN_CPU_MMAPS (1U << 2)
+#define LLMEM_KNOWN_VMAPS (1U << 3)
+#define LLMEM_KNOWN_FENCES (1U << 4)
+#define LLMEM_KNOWN_MAPPABLE (1U << 5)
+
+/**
+ * struct llmem_info - LLMEM_IOC_INFO argument
+ * @fd: (in) a DMA-BUF fd the caller holds, exported by llmem or by anyone
+ * @flags: (in) must be 0
+ * @importers_ptr: (in) user address of an array of struct llmem_importer to
+ *                 fill with the attached devices' names, or 0
+ * @importers_len: (in) entries available at @importers_ptr; at most
+ *                 LLMEM_MAX_IMPORTERS are filled
+ * @known: (out) LLMEM_KNOWN_* bits: a count whose bit is clear could not be
+ *         seen by the module and reads 0; it is unknown, not zero
+ * @size: (out) the buffer's size in bytes
+ * @state: (out) LLMEM_STATE_* bits
+ * @attachments: (out) devices attached, all of them even when more than
+ *               @importers_len
+ * @device_maps: (out) mappings of attachments outstanding
+ * @device_write_maps: (out) those of @device_maps that let the device write
+ *                     (DMA_FROM_DEVICE or DMA_BIDIRECTIONAL)
+ * @cpu_mmaps: (out) user-space mappings (VMAs) of the buffer
+ * @vmaps: (out) kernel vmap references (an importer such as
+ *         videobuf2-vmalloc shows up here, not in @attachments)
+ * @fences: (out) unsignalled fences in the reservation object
+ * @write_fences: (out) those of @fences a writer added
+ * @exporter: (out) the exporter's name, NUL-terminated
+ * @name: (out) the name given with DMA_BUF_SET_NAME, or empty
+ *
+ * A buffer exported by llmem is mappable when no device mapping in a write
+ * direction is outstanding and no write fence is unsignalled.  Callers built
+ * before @exporter and @name existed pass the first 64 bytes; fewer is
+ * -EINVAL.
+ */
+struct llmem_info {
+	__u32 fd;
+	__u32 flags;
+	__u64 importers_ptr;
+	__u32 importers_len;
+	__u32 known;
+	__u64 size;
+	__u32 state;
+	__u32 attachments;
+	__u32 device_maps;
+	__u32 device_write_maps;
+	__u32 cpu_mmaps;
+	__u32 vmaps;
+	__u32 fences;
+	__u32 write_fences;
+	char exporter[LLMEM_NAME_LEN];
+	char name[LLMEM_NAME_LEN];
+};
+
+/* The size of struct llmem_info before @exporter and @name. */
+#define LLMEM_INFO_SIZE_VER0 64
+
+/**
+ * struct llmem_track - LLMEM_IOC_TRACK and LLMEM_IOC_UNTRACK argument
+ * @fd: (in) a DMA-BUF fd exported by another driver
+ * @flags: (in) must be 0
+ *
+ * A tracked buffer is held, and listed in debugfs, until it is untracked or
+ * the /dev/llmem file that tracked it is closed.  Tracking a buffer llmem
+ * exported, or one this file already tracks, is -EINVAL; untracking one it
+ * does not track is -ENOENT.
+ */
+struct llmem_track {
+	__u32 fd;
+	__u32 flags;
+};
+
+#define LLMEM_IOC_ALLOC _IOWR(LLMEM_IOC_MAGIC, 0x0, struct llmem_alloc)
+#define LLMEM_IOC_INFO _IOWR(LLMEM_IOC_MAGIC, 0x1, struct llmem_info)
+#define LLMEM_IOC_TRACK _IOW(LLMEM_IOC_MAGIC, 0x2, struct llmem_track)
+#define LLMEM_IOC_UNTRACK _IOW(LLMEM_IOC_MAGIC, 0x3, struct llmem_track)
 
 #endif /* _UAPI_LINUX_LLMEM_H */

@@ -1,0 +1,193 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Images: optimal-tiling VkImages laid out in pages of a memory, shaped as
+ * Lluvia shapes them, and views with their samplers.
+ *
+ * Layouts are the library's business: an image is moved to GENERAL when it
+ * is created, every copy the library records transitions it as needed and
+ * back, and llmem_image_layout() tells where it stands.
+ *
+ * Thread safety: different images may be used from different threads
+ * freely.  Uploads, downloads and copies of one image must not run
+ * concurrently (they move its layout); llmem_image_destroy() must be
+ * ordered after every other call on the image and its views.
+ */
+#ifndef LLMEM_IMAGE_H
+#define LLMEM_IMAGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "buffer.h"
+#include "memory.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct llmem_image;
+struct llmem_image_view;
+
+/* Texel channel types; the formats are the UINT/SINT/SFLOAT ones. */
+enum llmem_channel_type {
+	LLMEM_CHANNEL_U8 = 0,
+	LLMEM_CHANNEL_I8,
+	LLMEM_CHANNEL_U16,
+	LLMEM_CHANNEL_I16,
+	LLMEM_CHANNEL_U32,
+	LLMEM_CHANNEL_I32,
+	LLMEM_CHANNEL_F16,
+	LLMEM_CHANNEL_F32,
+};
+
+/* The same bits as VkImageUsageFlagBits. */
+enum llmem_image_usage {
+	LLMEM_IMAGE_TRANSFER_SRC = 1u << 0,
+	LLMEM_IMAGE_TRANSFER_DST = 1u << 1,
+	LLMEM_IMAGE_SAMPLED = 1u << 2,
+	LLMEM_IMAGE_STORAGE = 1u << 3,
+	LLMEM_IMAGE_COLOR_ATTACHMENT = 1u << 4,
+};
+
+#define LLMEM_IMAGE_DEFAULT_USAGE                                               \
+	(LLMEM_IMAGE_STORAGE | LLMEM_IMAGE_SAMPLED | LLMEM_IMAGE_TRANSFER_SRC | \
+	 LLMEM_IMAGE_TRANSFER_DST)
+
+#define LLMEM_IMAGE_MAX_DIMS 4
+#define LLMEM_IMAGE_MAX_CHANNELS 4
+
+struct llmem_image_create_info {
+	/*
+	 * Lluvia's shape rules, outermost first:
+	 *   1: {width}
+	 *   2: {height, width}
+	 *   3: {height, width, channels}
+	 *   4: {depth, height, width, channels}
+	 * Every extent at least 1; channels 1 to 4.  A depth above 1 makes a
+	 * 3D image, one dimension a 1D image, the rest 2D.
+	 */
+	uint32_t ndim;
+	uint32_t shape[LLMEM_IMAGE_MAX_DIMS];
+	/* enum llmem_channel_type; leave 0 for u8. */
+	uint32_t channel_type;
+	/* enum llmem_image_usage; leave 0 for LLMEM_IMAGE_DEFAULT_USAGE. */
+	uint32_t usage;
+	/* Debug name; copied; leave NULL for none. */
+	const char *name;
+};
+
+/**
+ * llmem_image_create() - place a new image in @memory, in GENERAL layout.
+ *
+ * Return: 0; -EINVAL for NULL arguments, ndim 0 or above 4, an extent of 0,
+ * channels above 4, an unknown channel type or usage bits; -ENOTSUP when
+ * the device has no such format for that usage (or not in this size), or the
+ * memory's type cannot hold the image; -ENOMEM; -EIO.
+ */
+int llmem_image_create(struct llmem_memory *memory, const struct llmem_image_create_info *info,
+		       struct llmem_image **out);
+
+/**
+ * llmem_image_create_from_host() - an image holding @data.
+ * @size: bytes of @data: the image's tightly packed size, deduced from
+ *	info's shape and channel type (-EINVAL when it differs).
+ *
+ * The texels go through a host-visible staging buffer of the session and a
+ * copy on its queue, so @memory need not be mappable.  The image needs
+ * LLMEM_IMAGE_TRANSFER_DST.
+ */
+int llmem_image_create_from_host(struct llmem_memory *memory,
+				 const struct llmem_image_create_info *info, const void *data,
+				 uint64_t size, struct llmem_image **out);
+
+/* Accepts NULL.  Views of the image must have been destroyed. */
+void llmem_image_destroy(struct llmem_image *image);
+
+/* Tightly packed bytes of the image: depth × height × width × channels × channel size. */
+uint64_t llmem_image_size(const struct llmem_image *image);
+uint32_t llmem_image_width(const struct llmem_image *image);
+uint32_t llmem_image_height(const struct llmem_image *image);
+uint32_t llmem_image_depth(const struct llmem_image *image);
+uint32_t llmem_image_channels(const struct llmem_image *image);
+uint32_t llmem_image_channel_type(const struct llmem_image *image);
+uint32_t llmem_image_usage(const struct llmem_image *image);
+/* The current VkImageLayout, as the library tracks it. */
+uint32_t llmem_image_layout(const struct llmem_image *image);
+/* The VkFormat chosen for the shape and channel type. */
+uint32_t llmem_image_format(const struct llmem_image *image);
+struct llmem_memory *llmem_image_memory(const struct llmem_image *image);
+
+/* Return: 0, or -EINVAL for NULL. */
+int llmem_image_get_allocation(const struct llmem_image *image,
+			       struct llmem_allocation *allocation);
+
+/**
+ * llmem_image_copy_from_buffer() - fill the whole image from @buffer, whose
+ * first llmem_image_size() bytes hold the texels tightly packed, row after
+ * row.  Waits for the copy.
+ *
+ * Return: 0; -EINVAL for NULL, a buffer that is too small, or objects of
+ * different sessions; -EPERM without TRANSFER_DST on the image or
+ * TRANSFER_SRC on the buffer; -EIO.
+ */
+int llmem_image_copy_from_buffer(struct llmem_image *image, struct llmem_buffer *buffer);
+
+/* The reverse: the image's texels into @buffer.  Needs TRANSFER_SRC on the
+ * image and TRANSFER_DST on the buffer. */
+int llmem_image_copy_to_buffer(struct llmem_image *image, struct llmem_buffer *buffer);
+
+/* Through the session's staging memory: @size must equal llmem_image_size(). */
+int llmem_image_upload(struct llmem_image *image, const void *data, uint64_t size);
+int llmem_image_download(struct llmem_image *image, void *data, uint64_t size);
+
+enum llmem_filter {
+	LLMEM_FILTER_NEAREST = 0,
+	LLMEM_FILTER_LINEAR,
+};
+
+enum llmem_address_mode {
+	LLMEM_ADDRESS_REPEAT = 0,
+	LLMEM_ADDRESS_MIRRORED_REPEAT,
+	LLMEM_ADDRESS_CLAMP_TO_EDGE,
+	LLMEM_ADDRESS_CLAMP_TO_BORDER,
+	LLMEM_ADDRESS_MIRROR_CLAMP_TO_EDGE,
+};
+
+struct llmem_image_view_create_info {
+	/* enum llmem_filter, for magnification and minification; leave 0
+	 * for nearest.  Linear needs a format the device filters. */
+	uint32_t filter;
+	/* enum llmem_address_mode, on every axis; leave 0 for repeat. */
+	uint32_t address_mode;
+	/* Texel coordinates instead of [0, 1]; leave 0 for normalised.
+	 * Vulkan allows them only with clamp to edge or to border. */
+	uint32_t unnormalized_coordinates;
+};
+
+/**
+ * llmem_image_view_create() - a view of the whole image and its sampler.
+ * @info: NULL for the defaults.
+ *
+ * The view holds a reference on nothing: destroy it before its image.
+ *
+ * Return: 0; -EINVAL for NULL, unknown filter or address mode, or
+ * unnormalised coordinates with a repeating address mode; -ENOTSUP for a
+ * linear filter on a format the device cannot filter, or mirror clamp to
+ * edge where the device lacks it; -EIO.
+ */
+int llmem_image_view_create(struct llmem_image *image,
+			    const struct llmem_image_view_create_info *info,
+			    struct llmem_image_view **out);
+
+/* Accepts NULL. */
+void llmem_image_view_destroy(struct llmem_image_view *view);
+
+/* Return: 0, or -EINVAL for NULL. */
+int llmem_image_view_get_info(const struct llmem_image_view *view,
+			      struct llmem_image_view_create_info *info);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LLMEM_IMAGE_H */

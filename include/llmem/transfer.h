@@ -1,0 +1,288 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Transfers: copies between host memory, buffers and images, fills and
+ * clears, recorded on a queue the way PyOpenCL's enqueue_copy records them.
+ *
+ * A queue is in order: each operation starts after every operation
+ * enqueued before it on the same queue has finished, and after every
+ * operation submitted earlier on another queue of the same session (they
+ * share one Vulkan queue).  An operation is blocking when its @event
+ * argument is NULL: it returns once its bytes have arrived.  With an
+ * @event, it returns once it is submitted and hands back an event to wait
+ * for or to list in a later operation's @wait_for.
+ *
+ * Host data goes directly through a mapping when the object's memory is
+ * host visible (reads only when it is also host cached or not device
+ * local: the CPU reads uncached device memory very slowly) and the queue
+ * has nothing in flight; otherwise through the queue's staging ring, a
+ * host-visible buffer reused from operation to operation, in chunks.  A
+ * non-blocking read from a device lands in the host buffer when its event
+ * is waited for (or polled, or a later operation retires it): the memcpy
+ * out of the staging ring runs in that thread.  A non-blocking write reads
+ * the host data before it returns when it fits the ring; larger writes
+ * return once their last chunk is submitted.
+ *
+ * Batches: between llmem_queue_begin_batch() and llmem_queue_submit_batch()
+ * every operation on the queue is recorded into one command buffer and
+ * goes to the device in one submission; nothing waits in between.
+ *
+ * Thread safety: a queue may be used from several threads; a mutex in it
+ * serialises its operations and the waits on its events (a blocking call
+ * holds it until its work is done).  With a batch open, every operation on
+ * the queue joins the batch, from whichever thread.  Events may be waited
+ * for from any thread; llmem_queue_destroy() must be ordered after every
+ * other call on the queue and on its events but llmem_event_release().
+ */
+#ifndef LLMEM_TRANSFER_H
+#define LLMEM_TRANSFER_H
+
+#include <stdint.h>
+
+#include "buffer.h"
+#include "image.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct llmem_session;
+struct llmem_queue;
+struct llmem_event;
+
+enum llmem_queue_flags {
+	/* Never copy through a mapping: always through the staging ring. */
+	LLMEM_QUEUE_NO_MAPPING = 1u << 0,
+};
+
+struct llmem_queue_create_info {
+	/* enum llmem_queue_flags; leave 0 to map where it pays. */
+	uint32_t flags;
+	/* Bytes of the staging ring, a multiple of 4096; leave 0 for 32 MiB. */
+	uint64_t staging_size;
+	/* Largest piece of a transfer staged at once, at most staging_size
+	 * (a transfer cut in pieces pipelines host copies with device copies);
+	 * leave 0 for a quarter of staging_size. */
+	uint64_t chunk_size;
+};
+
+/**
+ * llmem_queue_create() - a transfer queue on @session's device queue.
+ *
+ * The staging ring lives in a host-visible (preferably host-cached) memory
+ * of the queue's own, allocated on first use.
+ *
+ * Return: 0; -EINVAL for NULL, unknown flags or bad sizes; -ENOMEM; -EIO.
+ */
+int llmem_queue_create(struct llmem_session *session, const struct llmem_queue_create_info *info,
+		       struct llmem_queue **out);
+
+/* Waits for everything enqueued (discarding an open batch), then frees the
+ * queue.  NULL is a no-op. */
+void llmem_queue_destroy(struct llmem_queue *queue);
+
+/**
+ * llmem_queue_finish() - wait for every submitted operation of the queue.
+ *
+ * Return: 0; -EINVAL for NULL; -EBUSY with a batch open; -EIO.
+ */
+int llmem_queue_finish(struct llmem_queue *queue);
+
+/**
+ * llmem_queue_begin_batch() - record the operations that follow into one
+ * submission.
+ *
+ * Operations in a batch never wait; their @event, when asked for, is the
+ * batch's and completes with it.  Staging beyond what the ring has free is
+ * allocated for the batch and released when it completes.
+ *
+ * Return: 0; -EINVAL for NULL; -EBUSY when a batch is already open.
+ */
+int llmem_queue_begin_batch(struct llmem_queue *queue);
+
+/**
+ * llmem_queue_submit_batch() - send the batch to the device.
+ * @event: NULL to wait for the batch, or (out) its event.
+ *
+ * Return: 0; -EINVAL for NULL or without an open batch; -EIO.
+ */
+int llmem_queue_submit_batch(struct llmem_queue *queue, struct llmem_event **event);
+
+/* Drops the open batch unsubmitted; its reads never land.  NULL is a no-op. */
+void llmem_queue_discard_batch(struct llmem_queue *queue);
+
+/**
+ * llmem_event_wait() - wait until the operation behind @event is done.
+ * @timeout_ns: 0 to poll, UINT64_MAX for no limit.
+ *
+ * Return: 0 when done (a read's bytes have landed); -ETIMEDOUT; -EINVAL
+ * for NULL; -EBUSY for the event of a batch not yet submitted; -EIO.
+ */
+int llmem_event_wait(struct llmem_event *event, uint64_t timeout_ns);
+
+/* Frees @event, done or not (the work goes on).  NULL is a no-op. */
+void llmem_event_release(struct llmem_event *event);
+
+/* Events a new operation must wait for; events of other queues are allowed. */
+struct llmem_wait_list {
+	uint32_t count;
+	struct llmem_event *const *events;
+};
+
+/*
+ * A rectangular copy between two linear spaces (host memory or buffers),
+ * as clEnqueueCopyBufferRect describes one: a box of region[0] bytes by
+ * region[1] rows by region[2] slices, at src_origin in the source and
+ * dst_origin in the destination, each given in {bytes, rows, slices}.
+ */
+struct llmem_rect {
+	uint64_t src_origin[3];
+	uint64_t dst_origin[3];
+	/* region[0] must not be 0; leave region[1] and region[2] 0 for 1. */
+	uint64_t region[3];
+	/* Bytes between rows and between slices; leave 0 for region[0] and
+	 * row pitch × region[1] (tightly packed). */
+	uint64_t src_pitch[2];
+	uint64_t dst_pitch[2];
+};
+
+/* A box of an image, in texels; the zero value is the whole image. */
+struct llmem_image_region {
+	uint32_t origin[3];
+	/* Width, height, depth; leave 0 to reach the image's edge. */
+	uint32_t extent[3];
+};
+
+/* Where an image box lies in a linear space (host memory or a buffer). */
+struct llmem_linear_layout {
+	/* Bytes to the box's first texel. */
+	uint64_t offset;
+	/* Bytes between rows and between slices; leave 0 for tightly packed.
+	 * In a buffer, multiples of the texel size, and the slice pitch a
+	 * multiple of the row pitch (what Vulkan can describe). */
+	uint64_t row_pitch;
+	uint64_t slice_pitch;
+};
+
+/*
+ * Common arguments of the operations below:
+ * @queue: where the operation runs.
+ * @wait_for: NULL, or events that must complete first.
+ * @event: NULL for a blocking call, or (out) the operation's event, which the
+ *	caller releases with llmem_event_release().
+ *
+ * Common returns: 0; -EINVAL for NULL objects, a size of 0, a range outside
+ * an object, objects or events of another session, an event of a batch not
+ * yet submitted; -EPERM when an object lacks the TRANSFER_SRC or
+ * TRANSFER_DST usage the path needs; -ENOMEM; -EIO.
+ */
+
+/* @size bytes from @src to [@offset, @offset + @size) of @buffer. */
+int llmem_enqueue_write_buffer(struct llmem_queue *queue, struct llmem_buffer *buffer,
+			       uint64_t offset, const void *src, uint64_t size,
+			       const struct llmem_wait_list *wait_for, struct llmem_event **event);
+
+/* [@offset, @offset + @size) of @buffer to @dst. */
+int llmem_enqueue_read_buffer(struct llmem_queue *queue, struct llmem_buffer *buffer,
+			      uint64_t offset, void *dst, uint64_t size,
+			      const struct llmem_wait_list *wait_for, struct llmem_event **event);
+
+/* Between buffers; -EINVAL when the ranges overlap in memory. */
+int llmem_enqueue_copy_buffer(struct llmem_queue *queue, struct llmem_buffer *src,
+			      uint64_t src_offset, struct llmem_buffer *dst, uint64_t dst_offset,
+			      uint64_t size, const struct llmem_wait_list *wait_for,
+			      struct llmem_event **event);
+
+/* Host (the rect's source) to buffer (its destination). */
+int llmem_enqueue_write_buffer_rect(struct llmem_queue *queue, struct llmem_buffer *buffer,
+				    const void *src, const struct llmem_rect *rect,
+				    const struct llmem_wait_list *wait_for,
+				    struct llmem_event **event);
+
+/* Buffer (the rect's source) to host (its destination). */
+int llmem_enqueue_read_buffer_rect(struct llmem_queue *queue, struct llmem_buffer *buffer,
+				   void *dst, const struct llmem_rect *rect,
+				   const struct llmem_wait_list *wait_for,
+				   struct llmem_event **event);
+
+/* Between buffers; -EINVAL when a source row overlaps a destination row. */
+int llmem_enqueue_copy_buffer_rect(struct llmem_queue *queue, struct llmem_buffer *src,
+				   struct llmem_buffer *dst, const struct llmem_rect *rect,
+				   const struct llmem_wait_list *wait_for,
+				   struct llmem_event **event);
+
+/**
+ * llmem_enqueue_fill_buffer() - repeat a pattern over a range of @buffer.
+ * @pattern_size: 1, 2, 4, 8 or 16 bytes.
+ *
+ * @offset and @size must be multiples of @pattern_size (-EINVAL).  Needs
+ * TRANSFER_DST.
+ */
+int llmem_enqueue_fill_buffer(struct llmem_queue *queue, struct llmem_buffer *buffer,
+			      uint64_t offset, uint64_t size, const void *pattern,
+			      uint32_t pattern_size, const struct llmem_wait_list *wait_for,
+			      struct llmem_event **event);
+
+/*
+ * Host and images.  @region: NULL or a box of the image; @host: NULL, or
+ * where the box lies around @src/@dst (NULL: tightly packed at @src/@dst).
+ */
+int llmem_enqueue_write_image(struct llmem_queue *queue, struct llmem_image *image,
+			      const struct llmem_image_region *region, const void *src,
+			      const struct llmem_linear_layout *host,
+			      const struct llmem_wait_list *wait_for, struct llmem_event **event);
+int llmem_enqueue_read_image(struct llmem_queue *queue, struct llmem_image *image,
+			     const struct llmem_image_region *region, void *dst,
+			     const struct llmem_linear_layout *host,
+			     const struct llmem_wait_list *wait_for, struct llmem_event **event);
+
+/* Buffers and images; @layout: NULL for tightly packed at offset 0. */
+int llmem_enqueue_copy_buffer_to_image(struct llmem_queue *queue, struct llmem_buffer *buffer,
+				       const struct llmem_linear_layout *layout,
+				       struct llmem_image *image,
+				       const struct llmem_image_region *region,
+				       const struct llmem_wait_list *wait_for,
+				       struct llmem_event **event);
+int llmem_enqueue_copy_image_to_buffer(struct llmem_queue *queue, struct llmem_image *image,
+				       const struct llmem_image_region *region,
+				       struct llmem_buffer *buffer,
+				       const struct llmem_linear_layout *layout,
+				       const struct llmem_wait_list *wait_for,
+				       struct llmem_event **event);
+
+/* A colour as VkClearColorValue holds one: u32 for the unsigned channel
+ * types, i32 for the signed ones, f32 for f16 and f32. */
+union llmem_color {
+	float f32[4];
+	int32_t i32[4];
+	uint32_t u32[4];
+};
+
+/**
+ * llmem_enqueue_clear_image() - set every texel of a box of @image.
+ *
+ * Channels beyond the image's are ignored.  Return: also -EINVAL for an
+ * integer value that its channel type cannot hold.  Needs TRANSFER_DST.
+ */
+int llmem_enqueue_clear_image(struct llmem_queue *queue, struct llmem_image *image,
+			      const struct llmem_image_region *region,
+			      const union llmem_color *color,
+			      const struct llmem_wait_list *wait_for, struct llmem_event **event);
+
+/**
+ * llmem_enqueue_migrate_buffer() - move a buffer's bytes to another memory.
+ * @buffer: (in/out) the buffer; on success, a new buffer in @to with the
+ *	same size, usage, name and bytes.  The old one is destroyed when the
+ *	copy is done; the caller must not use it after the call.
+ *
+ * Typically between host-visible staging and device-local memory.
+ * Return: also -EBUSY when sub-regions of the buffer are alive.
+ */
+int llmem_enqueue_migrate_buffer(struct llmem_queue *queue, struct llmem_buffer **buffer,
+				 struct llmem_memory *to, const struct llmem_wait_list *wait_for,
+				 struct llmem_event **event);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LLMEM_TRANSFER_H */

@@ -1,0 +1,367 @@
+// SPDX-License-Identifier: MIT
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <linux/llmem.h>
+
+#include "backend.h"
+#include "error.h"
+#include "session_internal.h"
+
+#define PROBE_SIZE (64u << 10)
+
+static int vk_error(const char *what, VkResult r)
+{
+	return llmem_error(r == VK_ERROR_OUT_OF_HOST_MEMORY || r == VK_ERROR_OUT_OF_DEVICE_MEMORY
+				   ? -ENOMEM
+				   : -EIO,
+			   "%s: %s", what, llmem_vk_result_name(r));
+}
+
+VkExternalMemoryHandleTypeFlagBits llmem_share_handle_type(uint32_t backend)
+{
+	switch (backend) {
+	case LLMEM_BACKEND_VULKAN_DMABUF:
+	case LLMEM_BACKEND_LLMEM_DMABUF:
+	case LLMEM_BACKEND_IMPORT_DMABUF:
+		return VK_EXTERNAL_MEMORY_HANDLE_TYPE_DMA_BUF_BIT_EXT;
+	case LLMEM_BACKEND_LLMEM_HOST_POINTER:
+	case LLMEM_BACKEND_IMPORT_HOST_POINTER:
+		return VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT;
+	}
+	return 0;
+}
+
+LLMEM_PUBLIC const char *llmem_backend_name(uint32_t backend)
+{
+	static const char *const names[] = {
+		[LLMEM_BACKEND_VULKAN] = "vulkan",
+		[LLMEM_BACKEND_VULKAN_DMABUF] = "vulkan-dmabuf",
+		[LLMEM_BACKEND_LLMEM_DMABUF] = "llmem-dmabuf",
+		[LLMEM_BACKEND_LLMEM_HOST_POINTER] = "llmem-host-pointer",
+		[LLMEM_BACKEND_IMPORT_DMABUF] = "import-dmabuf",
+		[LLMEM_BACKEND_IMPORT_HOST_POINTER] = "import-host-pointer",
+	};
+
+	return backend < sizeof(names) / sizeof(names[0]) ? names[backend] : "unknown";
+}
+
+static int is_host_pointer(uint32_t backend)
+{
+	return backend == LLMEM_BACKEND_LLMEM_HOST_POINTER ||
+	       backend == LLMEM_BACKEND_IMPORT_HOST_POINTER;
+}
+
+int llmem_share_choose_import(struct llmem_session *s, uint32_t want, uint32_t *backend)
+{
+	if (want && want != LLMEM_BACKEND_IMPORT_DMABUF &&
+	    want != LLMEM_BACKEND_IMPORT_HOST_POINTER)
+		return llmem_error(-EINVAL, "import memory: backend %s cannot import",
+				   llmem_backend_name(want));
+	if ((!want || want == LLMEM_BACKEND_IMPORT_DMABUF) &&
+	    (s->info.caps & LLMEM_CAP_DMABUF_IMPORT)) {
+		*backend = LLMEM_BACKEND_IMPORT_DMABUF;
+		return 0;
+	}
+	if ((!want || want == LLMEM_BACKEND_IMPORT_HOST_POINTER) &&
+	    (s->info.caps & LLMEM_CAP_HOST_POINTER_IMPORT)) {
+		*backend = LLMEM_BACKEND_IMPORT_HOST_POINTER;
+		return 0;
+	}
+	return llmem_error(-ENOTSUP, "import memory: the device imports neither DMA-BUFs nor "
+				     "host pointers");
+}
+
+/* Zeroed system pages from llmem.ko, as a close-on-exec DMA-BUF fd. */
+static int llmem_device_alloc(uint64_t size, int *fd)
+{
+	struct llmem_alloc req = { .size = size, .flags = LLMEM_ALLOC_CLOEXEC };
+	int dev = open("/dev/llmem", O_RDWR | O_CLOEXEC);
+	int ret = 0;
+
+	if (dev < 0)
+		return llmem_error(-errno, "open /dev/llmem: %s (is llmem.ko loaded?)",
+				   strerror(errno));
+	if (ioctl(dev, LLMEM_IOC_ALLOC, &req) == -1)
+		ret = llmem_error(-errno, "LLMEM_IOC_ALLOC of %llu bytes: %s",
+				  (unsigned long long)size, strerror(errno));
+	else
+		*fd = (int)req.fd;
+	close(dev);
+	return ret;
+}
+
+static int alloc_exportable(struct llmem_session *s, uint32_t type_index, uint64_t size,
+			    VkDeviceMemory *out)
+{
+	VkExportMemoryAllocateInfo export_info = {
+		.sType = VK_STRUCTURE_TYPE_EXPORT_MEMORY_ALLOCATE_INFO,
+		.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_DMA_BUF_BIT_EXT,
+	};
+	VkMemoryAllocateInfo ai = {
+		.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+		.pNext = &export_info,
+		.allocationSize = size,
+		.memoryTypeIndex = type_index,
+	};
+	VkResult r = vkAllocateMemory(s->device, &ai, NULL, out);
+
+	return r == VK_SUCCESS ? 0 : vk_error("vkAllocateMemory (exportable as DMA-BUF)", r);
+}
+
+static int import_as_dmabuf(struct llmem_session *s, uint32_t type_index, int fd, uint64_t size,
+			    struct llmem_page_backing *out)
+{
+	PFN_vkGetMemoryFdPropertiesKHR get_props =
+		(PFN_vkGetMemoryFdPropertiesKHR)vkGetDeviceProcAddr(s->device,
+								    "vkGetMemoryFdPropertiesKHR");
+	VkMemoryFdPropertiesKHR props = { .sType = VK_STRUCTURE_TYPE_MEMORY_FD_PROPERTIES_KHR };
+	VkImportMemoryFdInfoKHR import_info = {
+		.sType = VK_STRUCTURE_TYPE_IMPORT_MEMORY_FD_INFO_KHR,
+		.handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_DMA_BUF_BIT_EXT,
+	};
+	VkMemoryAllocateInfo ai = {
+		.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+		.pNext = &import_info,
+		.allocationSize = size,
+		.memoryTypeIndex = type_index,
+	};
+	VkResult r;
+	int vk_fd;
+
+	if (!get_props)
+		return llmem_error(-ENOTSUP, "the device cannot import DMA-BUFs");
+	r = get_props(s->device, VK_EXTERNAL_MEMORY_HANDLE_TYPE_DMA_BUF_BIT_EXT, fd, &props);
+	if (r != VK_SUCCESS)
+		return vk_error("vkGetMemoryFdPropertiesKHR", r);
+	if (!(props.memoryTypeBits & (1u << type_index)))
+		return llmem_error(-ENOTSUP,
+				   "the DMA-BUF imports into memory types 0x%x, not type %u",
+				   props.memoryTypeBits, type_index);
+	/* A successful import takes the fd it is given; the page keeps its own. */
+	vk_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	out->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (vk_fd < 0 || out->fd < 0) {
+		int err = errno;
+
+		if (vk_fd >= 0)
+			close(vk_fd);
+		if (out->fd >= 0)
+			close(out->fd);
+		out->fd = -1;
+		return llmem_error(-err, "dup of DMA-BUF fd %d: %s", fd, strerror(err));
+	}
+	import_info.fd = vk_fd;
+	r = vkAllocateMemory(s->device, &ai, NULL, &out->vk);
+	if (r != VK_SUCCESS) {
+		close(vk_fd);
+		close(out->fd);
+		out->fd = -1;
+		return vk_error("vkAllocateMemory (DMA-BUF import)", r);
+	}
+	return 0;
+}
+
+static int import_as_host_pointer(struct llmem_session *s, uint32_t type_index, int fd,
+				  uint64_t size, struct llmem_page_backing *out)
+{
+	PFN_vkGetMemoryHostPointerPropertiesEXT get_props =
+		(PFN_vkGetMemoryHostPointerPropertiesEXT)vkGetDeviceProcAddr(
+			s->device, "vkGetMemoryHostPointerPropertiesEXT");
+	VkMemoryHostPointerPropertiesEXT props = {
+		.sType = VK_STRUCTURE_TYPE_MEMORY_HOST_POINTER_PROPERTIES_EXT,
+	};
+	VkImportMemoryHostPointerInfoEXT import_info = {
+		.sType = VK_STRUCTURE_TYPE_IMPORT_MEMORY_HOST_POINTER_INFO_EXT,
+		.handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT,
+	};
+	VkMemoryAllocateInfo ai = {
+		.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+		.pNext = &import_info,
+		.allocationSize = size,
+		.memoryTypeIndex = type_index,
+	};
+	uint64_t align = s->info.min_imported_host_pointer_alignment;
+	VkResult r;
+	int ret;
+
+	if (!get_props || !align)
+		return llmem_error(-ENOTSUP, "the device cannot import host pointers");
+	if (size % align)
+		return llmem_error(-EINVAL,
+				   "a host-pointer page must be a multiple of %llu bytes, not %llu",
+				   (unsigned long long)align, (unsigned long long)size);
+	out->host_ptr = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (out->host_ptr == MAP_FAILED) {
+		out->host_ptr = NULL;
+		return llmem_error(-errno, "mmap of DMA-BUF fd %d: %s", fd, strerror(errno));
+	}
+	out->host_len = size;
+	r = get_props(s->device, VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT,
+		      out->host_ptr, &props);
+	if (r != VK_SUCCESS) {
+		ret = vk_error("vkGetMemoryHostPointerPropertiesEXT", r);
+		goto out_unmap;
+	}
+	if (!(props.memoryTypeBits & (1u << type_index))) {
+		ret = llmem_error(-ENOTSUP,
+				  "the mapped DMA-BUF imports into memory types 0x%x, not type %u",
+				  props.memoryTypeBits, type_index);
+		goto out_unmap;
+	}
+	import_info.pHostPointer = out->host_ptr;
+	r = vkAllocateMemory(s->device, &ai, NULL, &out->vk);
+	if (r != VK_SUCCESS) {
+		ret = vk_error("vkAllocateMemory (host pointer import)", r);
+		goto out_unmap;
+	}
+	out->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (out->fd < 0) {
+		ret = llmem_error(-errno, "dup of DMA-BUF fd %d: %s", fd, strerror(errno));
+		vkFreeMemory(s->device, out->vk, NULL);
+		out->vk = VK_NULL_HANDLE;
+		goto out_unmap;
+	}
+	return 0;
+
+out_unmap:
+	munmap(out->host_ptr, out->host_len);
+	out->host_ptr = NULL;
+	out->host_len = 0;
+	return ret;
+}
+
+int llmem_share_page_import(struct llmem_session *s, uint32_t backend, uint32_t type_index, int fd,
+			    uint64_t size, struct llmem_page_backing *out)
+{
+	*out = (struct llmem_page_backing){ .fd = -1 };
+	if (is_host_pointer(backend))
+		return import_as_host_pointer(s, type_index, fd, size, out);
+	return import_as_dmabuf(s, type_index, fd, size, out);
+}
+
+int llmem_share_page_alloc(struct llmem_session *s, uint32_t backend, uint32_t type_index,
+			   uint64_t size, struct llmem_page_backing *out)
+{
+	int fd = -1, ret;
+
+	*out = (struct llmem_page_backing){ .fd = -1 };
+	if (backend == LLMEM_BACKEND_VULKAN_DMABUF)
+		return alloc_exportable(s, type_index, size, &out->vk);
+	ret = llmem_device_alloc(size, &fd);
+	if (ret)
+		return ret;
+	ret = llmem_share_page_import(s, backend, type_index, fd, size, out);
+	close(fd);
+	return ret;
+}
+
+void llmem_share_page_free(struct llmem_session *s, struct llmem_page_backing *p)
+{
+	if (p->vk)
+		vkFreeMemory(s->device, p->vk, NULL);
+	/* The device may use a host pointer until its memory is freed. */
+	if (p->host_ptr)
+		munmap(p->host_ptr, p->host_len);
+	if (p->fd >= 0)
+		close(p->fd);
+	*p = (struct llmem_page_backing){ .fd = -1 };
+}
+
+int llmem_share_page_export(struct llmem_session *s, uint32_t backend,
+			    const struct llmem_page_backing *p, int *fd)
+{
+	PFN_vkGetMemoryFdKHR get_fd;
+	VkMemoryGetFdInfoKHR gi = {
+		.sType = VK_STRUCTURE_TYPE_MEMORY_GET_FD_INFO_KHR,
+		.memory = p->vk,
+		.handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_DMA_BUF_BIT_EXT,
+	};
+	VkResult r;
+
+	if (p->fd >= 0) {
+		*fd = fcntl(p->fd, F_DUPFD_CLOEXEC, 0);
+		return *fd < 0 ? llmem_error(-errno, "dup of a page's DMA-BUF: %s", strerror(errno))
+			       : 0;
+	}
+	if (backend != LLMEM_BACKEND_VULKAN_DMABUF)
+		return llmem_error(-ENOTSUP, "the page has no DMA-BUF to export");
+	get_fd = (PFN_vkGetMemoryFdKHR)vkGetDeviceProcAddr(s->device, "vkGetMemoryFdKHR");
+	if (!get_fd)
+		return llmem_error(-ENOTSUP, "the device cannot export memory as an fd");
+	/* Vulkan's DMA-BUF fds are new descriptors; O_CLOEXEC is ours to add. */
+	r = get_fd(s->device, &gi, fd);
+	if (r != VK_SUCCESS)
+		return vk_error("vkGetMemoryFdKHR (DMA-BUF)", r);
+	if (fcntl(*fd, F_SETFD, FD_CLOEXEC) == -1) {
+		int err = errno;
+
+		close(*fd);
+		return llmem_error(-err, "fcntl FD_CLOEXEC: %s", strerror(err));
+	}
+	return 0;
+}
+
+static int probe(struct llmem_session *s, uint32_t backend, uint32_t type_index)
+{
+	struct llmem_page_backing p;
+	int ret, fd;
+
+	ret = llmem_share_page_alloc(s, backend, type_index, PROBE_SIZE, &p);
+	if (ret)
+		return ret;
+	ret = llmem_share_page_export(s, backend, &p, &fd);
+	if (!ret)
+		close(fd);
+	llmem_share_page_free(s, &p);
+	return ret;
+}
+
+int llmem_share_choose(struct llmem_session *s, uint32_t type_index, uint32_t want,
+		       uint32_t *backend)
+{
+	static const struct {
+		uint32_t backend;
+		uint32_t caps;
+		const char *needs;
+	} order[] = {
+		{ LLMEM_BACKEND_VULKAN_DMABUF, LLMEM_CAP_DMABUF_EXPORT,
+		  "VK_EXT_external_memory_dma_buf export" },
+		{ LLMEM_BACKEND_LLMEM_DMABUF, LLMEM_CAP_LLMEM_DEVICE | LLMEM_CAP_DMABUF_IMPORT,
+		  "/dev/llmem and DMA-BUF import" },
+		{ LLMEM_BACKEND_LLMEM_HOST_POINTER,
+		  LLMEM_CAP_LLMEM_DEVICE | LLMEM_CAP_HOST_POINTER_IMPORT,
+		  "/dev/llmem and VK_EXT_external_memory_host" },
+	};
+	char reasons[768] = "";
+	size_t used = 0;
+
+	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+		const char *why;
+		int ret = 0;
+
+		if (want && want != order[i].backend)
+			continue;
+		if ((s->info.caps & order[i].caps) != order[i].caps) {
+			why = "missing";
+		} else {
+			ret = probe(s, order[i].backend, type_index);
+			if (!ret) {
+				*backend = order[i].backend;
+				return 0;
+			}
+			why = llmem_last_error();
+		}
+		used += (size_t)snprintf(reasons + used, sizeof(reasons) - used, "%s%s: %s",
+					 used ? "; " : "", order[i].needs, why);
+		if (used >= sizeof(reasons))
+			break;
+	}
+	return llmem_error(-ENOTSUP, "no way to share memory here (%s)",
+			   *reasons ? reasons : "that backend does not allocate pages");
+}

@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: MIT
+#include <errno.h>
+#include <stdlib.h>
+
+#include "error.h"
+#include "pipeline.h"
+#include "session_internal.h"
+#include "shaders.h"
+
+struct pipeline_desc {
+	const struct llmem_shader *shader;
+	uint32_t buffer_count;
+	uint32_t push_size;
+};
+
+/* Push sizes match the push_constant blocks in shaders/. */
+static const struct pipeline_desc descs[LLMEM_PIPELINE_COUNT] = {
+	[LLMEM_PIPELINE_YUYV_TO_RGBA] = { &llmem_shader_yuyv_to_rgba, 2, 40 },
+	[LLMEM_PIPELINE_NV12_TO_RGBA] = { &llmem_shader_nv12_to_rgba, 2, 40 },
+	[LLMEM_PIPELINE_FILL] = { &llmem_shader_fill, 1, 28 },
+	[LLMEM_PIPELINE_CLEAR] = { &llmem_shader_clear, 1, 20 },
+};
+
+static void pipeline_fini(VkDevice dev, struct llmem_pipeline *p)
+{
+	if (p->pipeline)
+		vkDestroyPipeline(dev, p->pipeline, NULL);
+	if (p->layout)
+		vkDestroyPipelineLayout(dev, p->layout, NULL);
+	if (p->pool)
+		vkDestroyDescriptorPool(dev, p->pool, NULL);
+	if (p->set_layout)
+		vkDestroyDescriptorSetLayout(dev, p->set_layout, NULL);
+	if (p->module)
+		vkDestroyShaderModule(dev, p->module, NULL);
+	*p = (struct llmem_pipeline){ 0 };
+}
+
+static int vk_fail(const char *what, VkResult r)
+{
+	return llmem_error(r == VK_ERROR_OUT_OF_HOST_MEMORY ? -ENOMEM : -EIO, "%s: %s", what,
+			   llmem_vk_result_name(r));
+}
+
+static int pipeline_init(VkDevice dev, const struct pipeline_desc *d, struct llmem_pipeline *p)
+{
+	VkDescriptorSetLayoutBinding bindings[2];
+	VkDescriptorPoolSize pool_size = {
+		.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+		.descriptorCount = d->buffer_count,
+	};
+	VkPushConstantRange push = {
+		.stageFlags = VK_SHADER_STAGE_COMPUTE_BIT,
+		.size = d->push_size,
+	};
+	VkResult r;
+
+	p->buffer_count = d->buffer_count;
+	p->push_size = d->push_size;
+	r = vkCreateShaderModule(dev,
+				 &(VkShaderModuleCreateInfo){
+					 .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
+					 .codeSize = d->shader->size,
+					 .pCode = d->shader->code,
+				 },
+				 NULL, &p->module);
+	if (r != VK_SUCCESS)
+		return vk_fail("vkCreateShaderModule", r);
+
+	for (uint32_t i = 0; i < d->buffer_count; i++)
+		bindings[i] = (VkDescriptorSetLayoutBinding){
+			.binding = i,
+			.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+			.descriptorCount = 1,
+			.stageFlags = VK_SHADER_STAGE_COMPUTE_BIT,
+		};
+	r = vkCreateDescriptorSetLayout(
+		dev,
+		&(VkDescriptorSetLayoutCreateInfo){
+			.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
+			.bindingCount = d->buffer_count,
+			.pBindings = bindings,
+		},
+		NULL, &p->set_layout);
+	if (r != VK_SUCCESS)
+		return vk_fail("vkCreateDescriptorSetLayout", r);
+
+	r = vkCreateDescriptorPool(dev,
+				   &(VkDescriptorPoolCreateInfo){
+					   .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
+					   .maxSets = 1,
+					   .poolSizeCount = 1,
+					   .pPoolSizes = &pool_size,
+				   },
+				   NULL, &p->pool);
+	if (r != VK_SUCCESS)
+		return vk_fail("vkCreateDescriptorPool", r);
+	r = vkAllocateDescriptorSets(
+		dev,
+		&(VkDescriptorSetAllocateInfo){
+			.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
+			.descriptorPool = p->pool,
+			.descriptorSetCount = 1,
+			.pSetLayouts = &p->set_layout,
+		},
+		&p->set);
+	if (r != VK_SUCCESS)
+		return vk_fail("vkAllocateDescriptorSets", r);
+
+	r = vkCreatePipelineLayout(dev,
+				   &(VkPipelineLayoutCreateInfo){
+					   .sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
+					   .setLayoutCount = 1,
+					   .pSetLayouts = &p->set_layout,
+					   .pushConstantRangeCount = 1,
+					   .pPushConstantRanges = &push,
+				   },
+				   NULL, &p->layout);
+	if (r != VK_SUCCESS)
+		return vk_fail("vkCreatePipelineLayout", r);
+
+	r = vkCreateComputePipelines(
+		dev, VK_NULL_HANDLE, 1,
+		&(VkComputePipelineCreateInfo){
+			.sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
+			.stage = {
+				.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
+				.stage = VK_SHADER_STAGE_COMPUTE_BIT,
+				.module = p->module,
+				.pName = "main",
+			},
+			.layout = p->layout,
+		},
+		NULL, &p->pipeline);
+	if (r != VK_SUCCESS)
+		return vk_fail("vkCreateComputePipelines", r);
+	return 0;
+}
+
+int llmem_pipeline_dispatch(struct llmem_session *s, VkCommandBuffer cmd, enum llmem_pipeline_id id,
+			    const VkBuffer *buffers, const void *push, uint32_t groups_x,
+			    uint32_t groups_y)
+{
+	struct llmem_pipeline *p = &s->pipelines[id];
+	VkDescriptorBufferInfo infos[2];
+	VkWriteDescriptorSet writes[2];
+	int ret;
+
+	if (!p->pipeline) {
+		ret = pipeline_init(s->device, &descs[id], p);
+		if (ret) {
+			pipeline_fini(s->device, p);
+			return ret;
+		}
+	}
+	for (uint32_t i = 0; i < p->buffer_count; i++) {
+		infos[i] = (VkDescriptorBufferInfo){ .buffer = buffers[i], .range = VK_WHOLE_SIZE };
+		writes[i] = (VkWriteDescriptorSet){
+			.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+			.dstSet = p->set,
+			.dstBinding = i,
+			.descriptorCount = 1,
+			.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+			.pBufferInfo = &infos[i],
+		};
+	}
+	vkUpdateDescriptorSets(s->device, p->buffer_count, writes, 0, NULL);
+	vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p->pipeline);
+	vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p->layout, 0, 1, &p->set, 0,
+				NULL);
+	vkCmdPushConstants(cmd, p->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, p->push_size, push);
+	vkCmdDispatch(cmd, groups_x, groups_y, 1);
+	return 0;
+}
+
+void llmem_pipelines_destroy(struct llmem_session *s)
+{
+	for (int i = 0; i < LLMEM_PIPELINE_COUNT; i++)
+		pipeline_fini(s->device, &s->pipelines[i]);
+}

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The library's compute pipelines (shaders/), built on first use and kept
+ * for the session's life.  Each binds storage buffers 0..n-1 of one
+ * descriptor set and takes its parameters as push constants.
+ */
+#ifndef LLMEM_PIPELINE_H
+#define LLMEM_PIPELINE_H
+
+#include <vulkan/vulkan.h>
+
+struct llmem_session;
+
+enum llmem_pipeline_id {
+	LLMEM_PIPELINE_YUYV_TO_RGBA,
+	LLMEM_PIPELINE_NV12_TO_RGBA,
+	LLMEM_PIPELINE_FILL,
+	LLMEM_PIPELINE_CLEAR,
+	LLMEM_PIPELINE_COUNT,
+};
+
+struct llmem_pipeline {
+	VkShaderModule module;
+	VkDescriptorSetLayout set_layout;
+	VkPipelineLayout layout;
+	VkPipeline pipeline;
+	VkDescriptorPool pool;
+	VkDescriptorSet set;
+	uint32_t buffer_count;
+	uint32_t push_size;
+};
+
+/*
+ * Records a dispatch of pipeline @id over whole @buffers into @cmd, with
+ * @push as its push constants.  The caller holds the session's queue (between
+ * llmem_cmd_begin() and llmem_cmd_submit()), which is what makes updating
+ * the pipeline's one descriptor set safe: the previous submission is done.
+ */
+int llmem_pipeline_dispatch(struct llmem_session *s, VkCommandBuffer cmd, enum llmem_pipeline_id id,
+			    const VkBuffer *buffers, const void *push, uint32_t groups_x,
+			    uint32_t groups_y);
+
+/* Destroys the pipelines built so far; at session destruction. */
+void llmem_pipelines_destroy(struct llmem_session *s);
+
+#endif

@@ -1,0 +1,396 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Buffer transfers: host to buffer and back, linear or rectangular, through
+ * a mapping or the staging ring, buffer to buffer, and fills.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "error.h"
+#include "queue.h"
+#include "xfer_box.h"
+
+/* Staging offsets suit every copy, texel sizes of 3 and 12 bytes included. */
+#define STAGE_ALIGN 48
+
+struct rect_args {
+	uint64_t w, h, d;
+	struct xfer_lin src, dst;
+};
+
+static int check_buffer(struct llmem_queue *q, struct llmem_buffer *b, const char *what)
+{
+	if (!q || !b)
+		return llmem_error(-EINVAL, "%s: NULL %s", what, q ? "buffer" : "queue");
+	if (!xq_same_session(q, b))
+		return llmem_error(-EINVAL, "%s: the buffer is of another session", what);
+	return 0;
+}
+
+static int check_rect(const char *what, const struct llmem_rect *r, uint64_t src_limit,
+		      uint64_t dst_limit, struct rect_args *out)
+{
+	int ret;
+
+	if (!r)
+		return llmem_error(-EINVAL, "%s: NULL rect", what);
+	out->w = r->region[0];
+	out->h = r->region[1] ? r->region[1] : 1;
+	out->d = r->region[2] ? r->region[2] : 1;
+	if (!out->w)
+		return llmem_error(-EINVAL, "%s: region of 0 bytes", what);
+	ret = xfer_lin_check(what, r->src_origin, r->src_pitch, out->w, out->h, out->d, src_limit,
+			     &out->src);
+	if (!ret)
+		ret = xfer_lin_check(what, r->dst_origin, r->dst_pitch, out->w, out->h, out->d,
+				     dst_limit, &out->dst);
+	return ret;
+}
+
+static bool map_pays(struct llmem_queue *q, struct llmem_buffer *b, bool read)
+{
+	struct llmem_memory_info mi;
+
+	if (q->flags & LLMEM_QUEUE_NO_MAPPING || llmem_memory_get_info(b->obj.memory, &mi))
+		return false;
+	if (!(mi.flags & LLMEM_MEMORY_HOST_VISIBLE))
+		return false;
+	return !read || (mi.flags & LLMEM_MEMORY_HOST_CACHED) ||
+	       !(mi.flags & LLMEM_MEMORY_DEVICE_LOCAL);
+}
+
+static uint64_t box_end(const struct rect_args *a, const struct xfer_lin *l)
+{
+	return xfer_lin_at(l, 1, a->w, a->h - 1, a->d - 1);
+}
+
+static int mapped_rect(struct llmem_buffer *b, const struct rect_args *a, uint8_t *host, bool read)
+{
+	const struct xfer_lin *bl = read ? &a->src : &a->dst;
+	const struct xfer_lin *hl = read ? &a->dst : &a->src;
+	uint64_t first = bl->base, size = box_end(a, bl) - first;
+	uint8_t *p;
+	int ret;
+
+	ret = llmem_buffer_map(b, (void **)&p);
+	if (ret)
+		return ret;
+	if (read) {
+		ret = llmem_buffer_invalidate(b, first, size);
+		if (!ret)
+			xq_copy_box(host + hl->base, hl->rp, hl->sp, p + bl->base, bl->rp, bl->sp,
+				    a->w, a->h, a->d);
+	} else {
+		xq_copy_box(p + bl->base, bl->rp, bl->sp, host + hl->base, hl->rp, hl->sp, a->w,
+			    a->h, a->d);
+		ret = llmem_buffer_flush(b, first, size);
+	}
+	llmem_buffer_unmap(b);
+	return ret;
+}
+
+static int staged_write(struct llmem_queue *q, struct llmem_buffer *b, const struct rect_args *a,
+			const uint8_t *host)
+{
+	struct xfer_cut cut;
+	struct xfer_box box;
+	int ret;
+
+	xfer_cut_init(&cut, 1, a->w, a->h, a->d, xq_chunk(q));
+	while (xfer_cut_next(&cut, &box)) {
+		uint64_t bytes = box.w * box.h * box.d;
+		struct xq_span sp;
+		struct xfer_lin s, d = a->dst;
+
+		ret = xq_stage(q, bytes, STAGE_ALIGN, &sp);
+		if (ret)
+			return ret;
+		xq_copy_box(sp.ptr, box.w, box.w * box.h,
+			    host + xfer_lin_at(&a->src, 1, box.x, box.y, box.z), a->src.rp,
+			    a->src.sp, box.w, box.h, box.d);
+		ret = xq_stage_flush(&sp, bytes);
+		if (ret)
+			return ret;
+		s = (struct xfer_lin){ sp.off, box.w, box.w * box.h };
+		d.base = xfer_lin_at(&a->dst, 1, box.x, box.y, box.z);
+		xq_barrier(q->open->cmd);
+		xfer_copy_rows(q->open->cmd, sp.buffer->vk, &s, b->vk, &d, box.w, box.h, box.d);
+		ret = xq_flush(q);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static int staged_read(struct llmem_queue *q, struct llmem_buffer *b, const struct rect_args *a,
+		       uint8_t *host)
+{
+	struct xfer_cut cut;
+	struct xfer_box box;
+	int ret;
+
+	xfer_cut_init(&cut, 1, a->w, a->h, a->d, xq_chunk(q));
+	while (xfer_cut_next(&cut, &box)) {
+		uint64_t bytes = box.w * box.h * box.d;
+		struct xq_span sp;
+		struct xfer_lin s = a->src, d;
+
+		ret = xq_stage(q, bytes, STAGE_ALIGN, &sp);
+		if (ret)
+			return ret;
+		s.base = xfer_lin_at(&a->src, 1, box.x, box.y, box.z);
+		d = (struct xfer_lin){ sp.off, box.w, box.w * box.h };
+		xq_barrier(q->open->cmd);
+		xfer_copy_rows(q->open->cmd, b->vk, &s, sp.buffer->vk, &d, box.w, box.h, box.d);
+		ret = xq_add_done(
+			q, &(struct xq_done){
+				   .kind = XQ_DONE_READ,
+				   .buffer = sp.buffer,
+				   .off = sp.off,
+				   .dst = host + xfer_lin_at(&a->dst, 1, box.x, box.y, box.z),
+				   .bytes = box.w,
+				   .rows = box.h,
+				   .slices = box.d,
+				   .dst_row_pitch = a->dst.rp,
+				   .dst_slice_pitch = a->dst.sp,
+			   });
+		if (!ret)
+			ret = xq_flush(q);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static int host_rect(struct llmem_queue *q, struct llmem_buffer *b, uint8_t *host,
+		     const struct rect_args *a, bool read, const struct llmem_wait_list *wait_for,
+		     struct llmem_event **event)
+{
+	const char *what = read ? "read buffer" : "write buffer";
+	bool map = map_pays(q, b, read);
+	uint32_t need = read ? LLMEM_BUFFER_TRANSFER_SRC : LLMEM_BUFFER_TRANSFER_DST;
+	int ret;
+
+	if (!host)
+		return llmem_error(-EINVAL, "%s: NULL host pointer", what);
+	if (!map && !(b->usage & need))
+		return llmem_error(-EPERM, "%s: the buffer lacks TRANSFER_%s usage", what,
+				   read ? "SRC" : "DST");
+	ret = xq_enter(q, wait_for, map && !event);
+	if (ret)
+		return ret;
+	/* A buffer without transfer usage has only the mapping: wait for it. */
+	if (map && xq_host_turn(q, wait_for, !event || !(b->usage & need)))
+		ret = mapped_rect(b, a, host, read);
+	else if (!(b->usage & need))
+		ret = llmem_error(-EPERM, "%s: the buffer lacks TRANSFER_%s usage", what,
+				  read ? "SRC" : "DST");
+	else if (read)
+		ret = staged_read(q, b, a, host);
+	else
+		ret = staged_write(q, b, a, host);
+	return xq_leave(q, ret, event);
+}
+
+static struct llmem_rect linear_rect(uint64_t src_offset, uint64_t dst_offset, uint64_t size)
+{
+	return (struct llmem_rect){
+		.src_origin = { src_offset },
+		.dst_origin = { dst_offset },
+		.region = { size },
+	};
+}
+
+LLMEM_PUBLIC int llmem_enqueue_write_buffer(struct llmem_queue *q, struct llmem_buffer *b,
+					    uint64_t offset, const void *src, uint64_t size,
+					    const struct llmem_wait_list *wait_for,
+					    struct llmem_event **event)
+{
+	struct llmem_rect r = linear_rect(0, offset, size);
+
+	return llmem_enqueue_write_buffer_rect(q, b, src, &r, wait_for, event);
+}
+
+LLMEM_PUBLIC int llmem_enqueue_read_buffer(struct llmem_queue *q, struct llmem_buffer *b,
+					   uint64_t offset, void *dst, uint64_t size,
+					   const struct llmem_wait_list *wait_for,
+					   struct llmem_event **event)
+{
+	struct llmem_rect r = linear_rect(offset, 0, size);
+
+	return llmem_enqueue_read_buffer_rect(q, b, dst, &r, wait_for, event);
+}
+
+LLMEM_PUBLIC int llmem_enqueue_write_buffer_rect(struct llmem_queue *q, struct llmem_buffer *b,
+						 const void *src, const struct llmem_rect *rect,
+						 const struct llmem_wait_list *wait_for,
+						 struct llmem_event **event)
+{
+	struct rect_args a;
+	int ret = check_buffer(q, b, "write buffer");
+
+	if (!ret)
+		ret = check_rect("write buffer", rect, UINT64_MAX, b->size, &a);
+	if (ret)
+		return ret;
+	return host_rect(q, b, (uint8_t *)src, &a, false, wait_for, event);
+}
+
+LLMEM_PUBLIC int llmem_enqueue_read_buffer_rect(struct llmem_queue *q, struct llmem_buffer *b,
+						void *dst, const struct llmem_rect *rect,
+						const struct llmem_wait_list *wait_for,
+						struct llmem_event **event)
+{
+	struct rect_args a;
+	int ret = check_buffer(q, b, "read buffer");
+
+	if (!ret)
+		ret = check_rect("read buffer", rect, b->size, UINT64_MAX, &a);
+	if (ret)
+		return ret;
+	return host_rect(q, b, dst, &a, true, wait_for, event);
+}
+
+/* Offsets in the page, where sub-regions of one buffer can meet. */
+static bool same_page(const struct llmem_buffer *a, const struct llmem_buffer *b)
+{
+	return a->obj.memory == b->obj.memory && a->obj.alloc.page == b->obj.alloc.page;
+}
+
+LLMEM_PUBLIC int llmem_enqueue_copy_buffer_rect(struct llmem_queue *q, struct llmem_buffer *src,
+						struct llmem_buffer *dst,
+						const struct llmem_rect *rect,
+						const struct llmem_wait_list *wait_for,
+						struct llmem_event **event)
+{
+	struct rect_args a;
+	int ret = check_buffer(q, src, "copy buffer");
+
+	if (!ret)
+		ret = check_buffer(q, dst, "copy buffer");
+	if (!ret)
+		ret = check_rect("copy buffer", rect, src->size, dst->size, &a);
+	if (ret)
+		return ret;
+	if (same_page(src, dst)) {
+		struct xfer_lin s = a.src, d = a.dst;
+
+		s.base += src->obj.alloc.offset;
+		d.base += dst->obj.alloc.offset;
+		if (xfer_rows_overlap(&s, &d, a.w, a.h, a.d))
+			return llmem_error(-EINVAL, "copy buffer: source and destination overlap");
+	}
+	if (!(src->usage & LLMEM_BUFFER_TRANSFER_SRC) || !(dst->usage & LLMEM_BUFFER_TRANSFER_DST))
+		return llmem_error(-EPERM, "copy buffer: needs TRANSFER_SRC on the source and "
+					   "TRANSFER_DST on the destination");
+	ret = xq_enter(q, wait_for, false);
+	if (ret)
+		return ret;
+	if (!xq_record(q)) {
+		ret = -EIO;
+	} else {
+		xq_barrier(q->open->cmd);
+		xfer_copy_rows(q->open->cmd, src->vk, &a.src, dst->vk, &a.dst, a.w, a.h, a.d);
+	}
+	return xq_leave(q, ret, event);
+}
+
+LLMEM_PUBLIC int llmem_enqueue_copy_buffer(struct llmem_queue *q, struct llmem_buffer *src,
+					   uint64_t src_offset, struct llmem_buffer *dst,
+					   uint64_t dst_offset, uint64_t size,
+					   const struct llmem_wait_list *wait_for,
+					   struct llmem_event **event)
+{
+	struct llmem_rect r = linear_rect(src_offset, dst_offset, size);
+
+	return llmem_enqueue_copy_buffer_rect(q, src, dst, &r, wait_for, event);
+}
+
+/* Copies the bytes of [@from, @to) of the fill from a staged pattern. */
+static int fill_by_copy(struct llmem_queue *q, struct llmem_buffer *b, uint64_t from, uint64_t to,
+			uint64_t start, const uint8_t *pattern, uint32_t psize)
+{
+	uint64_t tile = to - from < 65536 ? to - from : 65536;
+	VkBufferCopy regions[64];
+	struct xq_span sp;
+	uint32_t n = 0;
+	int ret;
+
+	/* A whole number of patterns longer than the tile, so every piece starts in phase. */
+	tile = tile + (psize - tile % psize) % psize + psize;
+	ret = xq_stage(q, tile, STAGE_ALIGN, &sp);
+	if (ret)
+		return ret;
+	for (uint64_t i = 0; i < tile; i++)
+		sp.ptr[i] = pattern[(i + from - start) % psize];
+	ret = xq_stage_flush(&sp, tile);
+	if (ret)
+		return ret;
+	for (uint64_t at = from; at < to;) {
+		uint64_t len = to - at < tile - psize ? to - at : tile - psize;
+
+		regions[n++] = (VkBufferCopy){ sp.off + (at - from) % psize, at, len };
+		at += len;
+		if (n == 64 || at == to) {
+			vkCmdCopyBuffer(q->open->cmd, sp.buffer->vk, b->vk, n, regions);
+			n = 0;
+		}
+	}
+	return 0;
+}
+
+static int record_fill(struct llmem_queue *q, struct llmem_buffer *b, uint64_t offset,
+		       uint64_t size, const uint8_t *pattern, uint32_t psize)
+{
+	uint64_t end = offset + size, lo = (offset + 3) & ~3ull, hi = end & ~3ull;
+	uint32_t word;
+	int ret;
+
+	if (!xq_record(q))
+		return -EIO;
+	xq_barrier(q->open->cmd);
+	/* vkCmdFillBuffer repeats one aligned word; the rest goes by copy. */
+	if (psize > 4 || lo >= hi)
+		return fill_by_copy(q, b, offset, end, offset, pattern, psize);
+	for (int i = 0; i < 4; i++)
+		((uint8_t *)&word)[i] = pattern[i % psize];
+	vkCmdFillBuffer(q->open->cmd, b->vk, lo, hi - lo, word);
+	ret = 0;
+	if (lo > offset)
+		ret = fill_by_copy(q, b, offset, lo, offset, pattern, psize);
+	if (!ret && end > hi)
+		ret = fill_by_copy(q, b, hi, end, offset, pattern, psize);
+	return ret;
+}
+
+LLMEM_PUBLIC int llmem_enqueue_fill_buffer(struct llmem_queue *q, struct llmem_buffer *b,
+					   uint64_t offset, uint64_t size, const void *pattern,
+					   uint32_t psize, const struct llmem_wait_list *wait_for,
+					   struct llmem_event **event)
+{
+	int ret = check_buffer(q, b, "fill buffer");
+
+	if (ret)
+		return ret;
+	if (!pattern)
+		return llmem_error(-EINVAL, "fill buffer: NULL pattern");
+	if (psize == 0 || psize > 16 || (psize & (psize - 1)))
+		return llmem_error(-EINVAL,
+				   "fill buffer: pattern of %u bytes, not 1, 2, 4, 8 or 16", psize);
+	if (size == 0 || offset % psize || size % psize)
+		return llmem_error(-EINVAL,
+				   "fill buffer: offset %llu and size %llu must be non-zero "
+				   "multiples of the %u-byte pattern",
+				   (unsigned long long)offset, (unsigned long long)size, psize);
+	if (offset > b->size || size > b->size - offset)
+		return llmem_error(-EINVAL, "fill buffer: [%llu, +%llu) lies outside %llu bytes",
+				   (unsigned long long)offset, (unsigned long long)size,
+				   (unsigned long long)b->size);
+	if (!(b->usage & LLMEM_BUFFER_TRANSFER_DST))
+		return llmem_error(-EPERM, "fill buffer: the buffer lacks TRANSFER_DST usage");
+	ret = xq_enter(q, wait_for, false);
+	if (ret)
+		return ret;
+	ret = record_fill(q, b, offset, size, pattern, psize);
+	return xq_leave(q, ret, event);
+}

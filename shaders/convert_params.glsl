@@ -1,0 +1,15 @@
+// SPDX-License-Identifier: MIT
+//
+// Push constants of the conversion shaders; the C side is
+// struct llmem_convert_params in lib/convert.h.  Offsets and pitches are in
+// bytes; the source's are multiples of 4 for YUYV and of 1 for NV12.
+layout(push_constant) uniform Params {
+	uint width;
+	uint height;
+	uint src_offset[2];	// plane 0 (Y or YUYV), plane 1 (CbCr)
+	uint src_pitch[2];
+	uint dst_offset;
+	uint dst_pitch;		// bytes per RGBA row, a multiple of 4
+	uint matrix;
+	uint full_range;
+} p;

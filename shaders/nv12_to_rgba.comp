@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: MIT
+//
+// NV12 (a Y plane, then a half-resolution interleaved CbCr plane) to RGBA8,
+// one invocation per pixel.  Planes may start and be pitched at any byte, so
+// bytes are picked out of words.
+#version 450
+#extension GL_GOOGLE_include_directive : require
+
+layout(local_size_x = 16, local_size_y = 8) in;
+
+layout(std430, set = 0, binding = 0) readonly buffer Src { uint src[]; };
+layout(std430, set = 0, binding = 1) writeonly buffer Dst { uint dst[]; };
+
+#include "convert_params.glsl"
+#include "yuv.glsl"
+
+float byte_at(uint offset)
+{
+	return float((src[offset / 4u] >> ((offset % 4u) * 8u)) & 0xffu);
+}
+
+void main()
+{
+	uint x = gl_GlobalInvocationID.x;
+	uint row = gl_GlobalInvocationID.y;
+
+	if (x >= p.width || row >= p.height)
+		return;
+
+	float y = byte_at(p.src_offset[0] + row * p.src_pitch[0] + x);
+	uint chroma = p.src_offset[1] + (row / 2u) * p.src_pitch[1] + (x / 2u) * 2u;
+	float u = byte_at(chroma);
+	float v = byte_at(chroma + 1u);
+
+	dst[(p.dst_offset + row * p.dst_pitch) / 4u + x] =
+		pack_rgba(yuv_to_rgb(y, u, v, p.matrix, p.full_range));
+}

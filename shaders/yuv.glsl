@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: MIT
+//
+// Y'CbCr to RGB shared by the conversion shaders.  Frames arrive as raw
+// bytes in a storage buffer (the DMA-BUF a camera wrote), so bytes are
+// fetched from 32-bit words; V4L2 packs them little-endian.
+
+// Matrix: 0 = BT.601, 1 = BT.709.  Range: 0 = limited (16-235/16-240),
+// 1 = full (0-255).
+vec3 yuv_to_rgb(float y, float u, float v, uint matrix, uint full_range)
+{
+	float kr = matrix == 1u ? 0.2126 : 0.299;
+	float kb = matrix == 1u ? 0.0722 : 0.114;
+	float kg = 1.0 - kr - kb;
+	float luma, cb, cr;
+
+	if (full_range == 1u) {
+		luma = y / 255.0;
+		cb = (u - 128.0) / 255.0;
+		cr = (v - 128.0) / 255.0;
+	} else {
+		luma = (y - 16.0) / 219.0;
+		cb = (u - 128.0) / 224.0;
+		cr = (v - 128.0) / 224.0;
+	}
+	float r = luma + 2.0 * (1.0 - kr) * cr;
+	float b = luma + 2.0 * (1.0 - kb) * cb;
+	float g = (luma - kr * r - kb * b) / kg;
+	return clamp(vec3(r, g, b), 0.0, 1.0);
+}
+
+uint pack_rgba(vec3 rgb)
+{
+	uvec3 c = uvec3(round(rgb * 255.0));
+	return c.r | (c.g << 8) | (c.b << 16) | (255u << 24);
+}

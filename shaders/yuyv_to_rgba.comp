@@ -1,0 +1,32 @@
+// SPDX-License-Identifier: MIT
+//
+// YUYV (4:2:2 packed, Y0 Cb Y1 Cr) to RGBA8, one invocation per pixel pair.
+#version 450
+#extension GL_GOOGLE_include_directive : require
+
+layout(local_size_x = 16, local_size_y = 8) in;
+
+layout(std430, set = 0, binding = 0) readonly buffer Src { uint src[]; };
+layout(std430, set = 0, binding = 1) writeonly buffer Dst { uint dst[]; };
+
+#include "convert_params.glsl"
+#include "yuv.glsl"
+
+void main()
+{
+	uint pair = gl_GlobalInvocationID.x;
+	uint row = gl_GlobalInvocationID.y;
+
+	if (pair * 2u >= p.width || row >= p.height)
+		return;
+
+	uint word = src[(p.src_offset[0] + row * p.src_pitch[0]) / 4u + pair];
+	float y0 = float(word & 0xffu);
+	float u = float((word >> 8) & 0xffu);
+	float y1 = float((word >> 16) & 0xffu);
+	float v = float(word >> 24);
+	uint out_index = (p.dst_offset + row * p.dst_pitch) / 4u + pair * 2u;
+
+	dst[out_index] = pack_rgba(yuv_to_rgb(y0, u, v, p.matrix, p.full_range));
+	dst[out_index + 1u] = pack_rgba(yuv_to_rgb(y1, u, v, p.matrix, p.full_range));
+}

@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Helpers shared by the llmem.ko tests: ALLOC and INFO wrappers, the module's
+ * debugfs counter, and vgem as a real importer that attaches, maps the
+ * attachment and adds write fences.
+ */
+#ifndef LLMEM_MODULE_TEST_H
+#define LLMEM_MODULE_TEST_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <drm/drm.h>
+#include <drm/vgem_drm.h>
+#include <linux/llmem.h>
+
+#include "test_util.h"
+
+#define LLMEM_DEV "/dev/llmem"
+#define LLMEM_LIVE_PAGES "/sys/kernel/debug/llmem/live_pages"
+#define LLMEM_BUFFERS "/sys/kernel/debug/llmem/buffers"
+
+static inline int llmem_open(void)
+{
+	int fd = open(LLMEM_DEV, O_RDWR | O_CLOEXEC);
+
+	return fd < 0 ? -errno : fd;
+}
+
+/* Allocates @size bytes; returns the DMA-BUF fd or -errno. */
+static inline int llmem_alloc(int dev, uint64_t size)
+{
+	struct llmem_alloc a = { .size = size, .flags = LLMEM_ALLOC_CLOEXEC };
+	int ret = xioctl(dev, LLMEM_IOC_ALLOC, &a);
+
+	return ret < 0 ? ret : (int)a.fd;
+}
+
+/* INFO on @fd, with room for @len importer names at @names. */
+static inline int llmem_info(int dev, int fd, struct llmem_info *info, struct llmem_importer *names,
+			     unsigned int len)
+{
+	memset(info, 0, sizeof(*info));
+	info->fd = fd;
+	info->importers_ptr = (uintptr_t)names;
+	info->importers_len = names ? len : 0;
+	return xioctl(dev, LLMEM_IOC_INFO, info);
+}
+
+/* The module's live-page counter, or -1 when debugfs cannot be read. */
+static inline long llmem_live_pages(void)
+{
+	FILE *f = fopen(LLMEM_LIVE_PAGES, "re");
+	long pages = -1;
+
+	if (!f)
+		return -1;
+	if (fscanf(f, "%ld", &pages) != 1)
+		pages = -1;
+	fclose(f);
+	return pages;
+}
+
+/* Whether debugfs's buffer table has a line containing @needle. */
+static inline int llmem_table_has(const char *needle)
+{
+	FILE *f = fopen(LLMEM_BUFFERS, "re");
+	char line[512];
+	int found = 0;
+
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f))
+		found |= strstr(line, needle) != NULL;
+	fclose(f);
+	return found;
+}
+
+/* Loads vgem and opens its card; -ENODEV when the kernel has none. */
+static inline int vgem_open(void)
+{
+	char path[32], name[16];
+
+	if (system("modprobe vgem 2>/dev/null") != 0)
+		return -ENODEV;
+	for (int i = 0; i < 16; i++) {
+		struct drm_version v = { .name = name, .name_len = sizeof(name) - 1 };
+		int fd;
+
+		snprintf(path, sizeof(path), "/dev/dri/card%d", i);
+		fd = open(path, O_RDWR | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		memset(name, 0, sizeof(name));
+		if (xioctl(fd, DRM_IOCTL_VERSION, &v) == 0 && !strcmp(name, "vgem"))
+			return fd;
+		close(fd);
+	}
+	return -ENODEV;
+}
+
+/* vgem imports @fd: attaches and maps it bidirectionally; the GEM handle. */
+static inline int vgem_import(int vgem, int fd, uint32_t *handle)
+{
+	struct drm_prime_handle p = { .fd = fd };
+	int ret = xioctl(vgem, DRM_IOCTL_PRIME_FD_TO_HANDLE, &p);
+
+	*handle = p.handle;
+	return ret;
+}
+
+/* Drops the GEM handle: vgem unmaps and detaches. */
+static inline int vgem_close(int vgem, uint32_t handle)
+{
+	struct drm_gem_close c = { .handle = handle };
+
+	return xioctl(vgem, DRM_IOCTL_GEM_CLOSE, &c);
+}
+
+#endif

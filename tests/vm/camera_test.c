@@ -1,0 +1,299 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The zero-copy camera path end to end inside the VM: vivid captures into
+ * llmem pages exported as DMA-BUFs, the shader converts them in place, and
+ * the result matches a CPU conversion of the same picture captured through
+ * V4L2_MEMORY_MMAP.  llmem.ko's tracker sees vivid holding the pages while
+ * they are queued and not after.  Runs on 6.12 with Vulkan's own DMA-BUF
+ * export and on 6.1 with llmem.ko's pages.
+ */
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <drm_fourcc.h>
+#include <linux/llmem.h>
+#include <linux/videodev2.h>
+
+#include <llmem/llmem.h>
+
+#include "kselftest_harness.h"
+#include "test_util.h"
+#include "vk_test.h"
+#include "yuv_ref.h"
+
+#define NBUFS 4
+#define FRAMES 5
+
+/* vivid draws a clock and counters over its pattern unless told not to. */
+static int vivid_static_pattern(const char *path)
+{
+	struct v4l2_query_ext_ctrl q = { .id = V4L2_CTRL_FLAG_NEXT_CTRL };
+	int fd = open(path, O_RDWR | O_CLOEXEC), ret = -ENOENT;
+
+	if (fd < 0)
+		return -errno;
+	while (xioctl(fd, VIDIOC_QUERY_EXT_CTRL, &q) == 0) {
+		if (!strcmp(q.name, "OSD Text Mode")) {
+			/* Menu item 2 is "None". */
+			struct v4l2_control c = { .id = q.id, .value = 2 };
+
+			ret = xioctl(fd, VIDIOC_S_CTRL, &c);
+			break;
+		}
+		q.id |= V4L2_CTRL_FLAG_NEXT_CTRL;
+	}
+	close(fd);
+	return ret;
+}
+
+/* vmaps and attachments llmem.ko sees on a DMA-BUF; -1 where unknown. */
+static void tracker_counts(int fd, long *vmaps, long *attachments)
+{
+	struct llmem_info info = { .fd = (__u32)fd };
+	struct llmem_track track = { .fd = (__u32)fd };
+	int dev = open("/dev/llmem", O_RDWR | O_CLOEXEC);
+
+	*vmaps = *attachments = -1;
+	if (dev < 0)
+		return;
+	/* Pages Vulkan exported are foreign to llmem.ko: track them first. */
+	if (xioctl(dev, LLMEM_IOC_INFO, &info) &&
+	    (xioctl(dev, LLMEM_IOC_TRACK, &track) || xioctl(dev, LLMEM_IOC_INFO, &info))) {
+		close(dev);
+		return;
+	}
+	if (info.known & LLMEM_KNOWN_VMAPS)
+		*vmaps = info.vmaps;
+	if (info.known & LLMEM_KNOWN_ATTACHMENTS)
+		*attachments = info.attachments;
+	close(dev);
+}
+
+FIXTURE(camera)
+{
+	char path[32];
+	struct llmem_session *s;
+	struct llmem_v4l2 *dev;
+	struct llmem_v4l2_format vf;
+	struct llmem_frame_layout src, rgba;
+	uint8_t *mmap_frame;
+};
+
+FIXTURE_VARIANT(camera)
+{
+	uint32_t fourcc;
+	uint32_t width, height;
+	uint32_t input;
+};
+
+FIXTURE_VARIANT_ADD(camera, yuyv_640x480){
+	.fourcc = V4L2_PIX_FMT_YUYV,
+	.width = 640,
+	.height = 480,
+	.input = 0,
+};
+
+/* 1000 pixels: not a multiple of 64; vivid's HDMI input scales to it. */
+FIXTURE_VARIANT_ADD(camera, yuyv_1000x562){
+	.fourcc = V4L2_PIX_FMT_YUYV,
+	.width = 1000,
+	.height = 562,
+	.input = 3,
+};
+
+FIXTURE_VARIANT_ADD(camera, nv12_640x480){
+	.fourcc = V4L2_PIX_FMT_NV12,
+	.width = 640,
+	.height = 480,
+	.input = 0,
+};
+
+FIXTURE_VARIANT_ADD(camera, nv12_1000x562){
+	.fourcc = V4L2_PIX_FMT_NV12,
+	.width = 1000,
+	.height = 562,
+	.input = 3,
+};
+
+/* One frame through the camera's own buffers: the reference picture. */
+static void capture_mmap(struct __test_metadata *_metadata, FIXTURE_DATA(camera) * self)
+{
+	struct llmem_v4l2_frame frame;
+	int fd;
+	uint8_t *map;
+
+	ASSERT_EQ(llmem_v4l2_request_buffers(self->dev, LLMEM_V4L2_MEMORY_MMAP, NBUFS), NBUFS);
+	for (int i = 0; i < NBUFS; i++)
+		ASSERT_EQ(llmem_v4l2_queue(self->dev, i), 0);
+	ASSERT_EQ(llmem_v4l2_stream_on(self->dev), 0);
+	/* The first frames of a stream may precede the pattern settling. */
+	for (int n = 0; n < 3; n++) {
+		ASSERT_EQ(llmem_v4l2_dequeue(self->dev, 10000, &frame), 0);
+		ASSERT_EQ(llmem_v4l2_queue(self->dev, frame.index), 0);
+	}
+	ASSERT_EQ(llmem_v4l2_dequeue(self->dev, 10000, &frame), 0);
+	ASSERT_EQ(llmem_v4l2_export(self->dev, frame.index, &fd), 0);
+	map = mmap(NULL, self->vf.sizeimage, PROT_READ, MAP_SHARED, fd, 0);
+	ASSERT_NE(map, MAP_FAILED);
+	self->mmap_frame = malloc(self->vf.sizeimage);
+	memcpy(self->mmap_frame, map, self->vf.sizeimage);
+	munmap(map, self->vf.sizeimage);
+	close(fd);
+	ASSERT_EQ(llmem_v4l2_stream_off(self->dev), 0);
+	ASSERT_EQ(llmem_v4l2_request_buffers(self->dev, LLMEM_V4L2_MEMORY_MMAP, 0), 0);
+}
+
+FIXTURE_SETUP(camera)
+{
+	struct llmem_frame_constraints c;
+
+	ASSERT_EQ(vivid_capture_path(0, self->path, sizeof(self->path)), 0);
+	ASSERT_EQ(vivid_static_pattern(self->path), 0);
+	VK_TEST_SESSION(self->s);
+	ASSERT_EQ(llmem_v4l2_open(self->path, &self->dev), 0);
+	ASSERT_EQ(llmem_v4l2_set_input(self->dev, variant->input), 0);
+	ASSERT_EQ(llmem_v4l2_set_format(self->dev, variant->fourcc, variant->width, variant->height,
+					&self->vf),
+		  0);
+	c = (struct llmem_frame_constraints){
+		.pitch = self->vf.bytesperline,
+		.min_size = self->vf.sizeimage,
+	};
+	ASSERT_EQ(llmem_frame_layout_init(variant->fourcc, variant->width, variant->height, &c,
+					  &self->src),
+		  0);
+	ASSERT_EQ(self->src.offset[1], self->vf.plane_offset[1]);
+	ASSERT_EQ(llmem_frame_layout_init(DRM_FORMAT_ABGR8888, variant->width, variant->height,
+					  NULL, &self->rgba),
+		  0);
+	capture_mmap(_metadata, self);
+}
+
+FIXTURE_TEARDOWN(camera)
+{
+	llmem_v4l2_close(self->dev);
+	free(self->mmap_frame);
+	VK_TEST_SESSION_END(self->s);
+	/* Leave vivid as other tests expect it. */
+	if (vivid_static_pattern(self->path) == 0) {
+		struct llmem_v4l2 *dev;
+
+		if (!llmem_v4l2_open(self->path, &dev)) {
+			llmem_v4l2_set_input(dev, 0);
+			llmem_v4l2_close(dev);
+		}
+	}
+}
+
+/*
+ * Frames land in exported llmem pages, convert on the device, and match the
+ * CPU conversion of the MMAP capture within 2 in every channel.
+ */
+TEST_F(camera, zero_copy_matches_mmap_capture)
+{
+	uint64_t page = (self->src.size + 4095) / 4096 * 4096;
+	struct llmem_memory_create_info shared_ci = {
+		.page_size = page,
+		.spare_pages = LLMEM_MEMORY_SPARE_NONE,
+		.sharing = LLMEM_SHARING_DMABUF,
+	};
+	struct llmem_memory_create_info host_ci = {
+		.flags = LLMEM_MEMORY_HOST_VISIBLE | LLMEM_MEMORY_HOST_COHERENT,
+	};
+	struct llmem_memory *shared, *host;
+	struct llmem_buffer *frames[NBUFS], *rgba;
+	struct llmem_memory_info mi;
+	uint8_t *rgba_map, *ref;
+	int fds[NBUFS];
+	long vmaps, attachments;
+
+	ASSERT_EQ(llmem_memory_create(self->s, &shared_ci, &shared), 0)
+	TH_LOG("%s", llmem_last_error());
+	ASSERT_EQ(llmem_memory_get_info(shared, &mi), 0);
+	TH_LOG("backend %s", llmem_backend_name(mi.backend));
+	ASSERT_EQ(llmem_memory_create(self->s, &host_ci, &host), 0);
+	ASSERT_EQ(llmem_buffer_create(host,
+				      &(struct llmem_buffer_create_info){ .size = self->rgba.size },
+				      &rgba),
+		  0);
+	ASSERT_EQ(llmem_buffer_map(rgba, (void **)&rgba_map), 0);
+
+	ASSERT_EQ(llmem_v4l2_request_buffers(self->dev, LLMEM_V4L2_MEMORY_DMABUF, NBUFS), NBUFS);
+	for (int i = 0; i < NBUFS; i++) {
+		struct llmem_dmabuf_region r;
+
+		ASSERT_EQ(llmem_buffer_create(shared,
+					      &(struct llmem_buffer_create_info){ .size = page },
+					      &frames[i]),
+			  0);
+		ASSERT_EQ(llmem_buffer_export(frames[i], &r), 0);
+		ASSERT_EQ(r.offset, 0);
+		fds[i] = r.fd;
+		ASSERT_EQ(llmem_v4l2_queue_dmabuf(self->dev, i, fds[i], page), 0);
+	}
+
+	ref = malloc(self->rgba.size);
+	if (variant->fourcc == V4L2_PIX_FMT_YUYV)
+		ref_yuyv_to_rgba(self->mmap_frame, self->src.pitch[0], variant->width,
+				 variant->height, self->vf.encoding, self->vf.range, ref,
+				 self->rgba.pitch[0]);
+	else
+		ref_nv12_to_rgba(self->mmap_frame, self->src.pitch[0],
+				 self->mmap_frame + self->src.offset[1], self->src.pitch[1],
+				 variant->width, variant->height, self->vf.encoding, self->vf.range,
+				 ref, self->rgba.pitch[0]);
+
+	ASSERT_EQ(llmem_v4l2_stream_on(self->dev), 0);
+	for (int n = 0; n < FRAMES; n++) {
+		struct llmem_v4l2_frame frame;
+		int worst = 0;
+
+		ASSERT_EQ(llmem_v4l2_dequeue(self->dev, 10000, &frame), 0);
+		ASSERT_EQ(frame.bytesused, self->vf.sizeimage);
+		ASSERT_EQ(llmem_convert_to_rgba(&(struct llmem_convert_info){
+				  .src = frames[frame.index],
+				  .src_layout = &self->src,
+				  .dst = rgba,
+				  .dst_layout = &self->rgba,
+				  .encoding = self->vf.encoding,
+				  .range = self->vf.range,
+			  }),
+			  0);
+		for (uint32_t row = 0; row < variant->height; row++)
+			for (uint32_t b = 0; b < variant->width * 4; b++) {
+				size_t i = (size_t)row * self->rgba.pitch[0] + b;
+				int d = abs((int)rgba_map[i] - (int)ref[i]);
+
+				worst = d > worst ? d : worst;
+			}
+		EXPECT_LE(worst, 2) TH_LOG("frame %d differs by %d", n, worst);
+		/* vivid holds every other buffer while this one is ours. */
+		if (n == 0) {
+			tracker_counts(fds[(frame.index + 1) % NBUFS], &vmaps, &attachments);
+			EXPECT_GE(vmaps + attachments, 1)
+			TH_LOG("llmem.ko sees no importer on a queued page");
+		}
+		ASSERT_EQ(llmem_v4l2_queue_dmabuf(self->dev, frame.index, fds[frame.index], page),
+			  0);
+	}
+	ASSERT_EQ(llmem_v4l2_stream_off(self->dev), 0);
+	ASSERT_EQ(llmem_v4l2_request_buffers(self->dev, LLMEM_V4L2_MEMORY_DMABUF, 0), 0);
+	tracker_counts(fds[0], &vmaps, &attachments);
+	EXPECT_EQ(vmaps, 0);
+	EXPECT_LE(attachments, 0);
+
+	free(ref);
+	for (int i = 0; i < NBUFS; i++) {
+		close(fds[i]);
+		llmem_buffer_destroy(frames[i]);
+	}
+	llmem_buffer_unmap(rgba);
+	llmem_buffer_destroy(rgba);
+	EXPECT_EQ(llmem_memory_destroy(host), 0);
+	EXPECT_EQ(llmem_memory_destroy(shared), 0);
+}
+
+TEST_HARNESS_MAIN

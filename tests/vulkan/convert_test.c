@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Frame layouts for importers, and the YUYV/NV12 to RGBA shaders checked
+ * against the CPU reference at compact and padded pitches, odd widths, both
+ * matrices and both ranges.
+ */
+#include <stdlib.h>
+
+#include <drm_fourcc.h>
+
+#include <llmem/buffer.h>
+#include <llmem/convert.h>
+#include <llmem/frame.h>
+#include <llmem/memory.h>
+#include <llmem/session.h>
+
+#include "kselftest_harness.h"
+#include "vk_test.h"
+#include "yuv_ref.h"
+
+/* The packed frame a 640-pixel YUYV camera row gives. */
+TEST(layout_yuyv_compact)
+{
+	struct llmem_frame_layout l;
+
+	ASSERT_EQ(llmem_frame_layout_init(DRM_FORMAT_YUYV, 640, 480, NULL, &l), 0);
+	EXPECT_EQ(l.num_planes, 1);
+	EXPECT_EQ(l.pitch[0], 1280);
+	EXPECT_EQ(l.offset[0], 0);
+	EXPECT_EQ(l.size, 1280 * 480);
+	EXPECT_EQ(l.modifier, DRM_FORMAT_MOD_LINEAR);
+}
+
+/* NV12 follows an importer's exact pitch on both planes, chroma after luma. */
+TEST(layout_nv12_importer_pitch)
+{
+	struct llmem_frame_constraints c = { .pitch = 1024, .min_size = 2000000 };
+	struct llmem_frame_layout l;
+
+	ASSERT_EQ(llmem_frame_layout_init(DRM_FORMAT_NV12, 1000, 700, &c, &l), 0);
+	EXPECT_EQ(l.num_planes, 2);
+	EXPECT_EQ(l.pitch[0], 1024);
+	EXPECT_EQ(l.pitch[1], 1024);
+	EXPECT_EQ(l.offset[1], 1024 * 700);
+	EXPECT_EQ(l.size, 2000000);
+}
+
+/* Alignment demands round pitches and plane offsets up. */
+TEST(layout_alignments)
+{
+	struct llmem_frame_constraints c = { .pitch_alignment = 256, .plane_alignment = 4096 };
+	struct llmem_frame_layout l;
+
+	ASSERT_EQ(llmem_frame_layout_init(DRM_FORMAT_NV12, 998, 562, &c, &l), 0);
+	EXPECT_EQ(l.pitch[0], 1024);
+	EXPECT_EQ(l.offset[1] % 4096, 0);
+	EXPECT_GE(l.offset[1], 1024 * 562);
+	EXPECT_EQ(l.size, l.offset[1] + 1024 * 281);
+}
+
+/* Each impossible demand is refused, and the message names it. */
+TEST(layout_refusals)
+{
+	struct llmem_frame_constraints c = { 0 };
+	struct llmem_frame_layout l;
+
+	ASSERT_EQ(llmem_frame_layout_init(DRM_FORMAT_YUYV, 640, 480, NULL, NULL), -EINVAL);
+	ASSERT_EQ(llmem_frame_layout_init(DRM_FORMAT_RGB565, 640, 480, NULL, &l), -EINVAL);
+	ASSERT_EQ(llmem_frame_layout_init(DRM_FORMAT_YUYV, 641, 480, NULL, &l), -EINVAL);
+	ASSERT_EQ(llmem_frame_layout_init(DRM_FORMAT_NV12, 640, 481, NULL, &l), -EINVAL);
+	ASSERT_EQ(llmem_frame_layout_init(DRM_FORMAT_YUYV, 0, 480, NULL, &l), -EINVAL);
+	c.pitch = 1200;
+	ASSERT_EQ(llmem_frame_layout_init(DRM_FORMAT_YUYV, 640, 480, &c, &l), -EINVAL);
+	EXPECT_NE(strstr(llmem_last_error(), "below"), NULL);
+	c.pitch = 1282;
+	ASSERT_EQ(llmem_frame_layout_init(DRM_FORMAT_YUYV, 640, 480, &c, &l), -EINVAL);
+	EXPECT_NE(strstr(llmem_last_error(), "32-bit words"), NULL);
+	c.pitch = 1280;
+	c.pitch_alignment = 256;
+	ASSERT_EQ(llmem_frame_layout_init(DRM_FORMAT_YUYV, 640, 480, &c, &l), 0);
+	c.pitch_alignment = 1024;
+	ASSERT_EQ(llmem_frame_layout_init(DRM_FORMAT_YUYV, 640, 480, &c, &l), -EINVAL);
+	c = (struct llmem_frame_constraints){ .pitch_alignment = 48 };
+	ASSERT_EQ(llmem_frame_layout_init(DRM_FORMAT_YUYV, 640, 480, &c, &l), -EINVAL);
+	EXPECT_NE(strstr(llmem_last_error(), "powers of two"), NULL);
+	ASSERT_EQ(llmem_frame_layout_init(DRM_FORMAT_ABGR8888, 65536, 65536, NULL, &l), -EOVERFLOW);
+}
+
+FIXTURE(convert)
+{
+	struct llmem_session *s;
+	struct llmem_memory *m;
+};
+
+FIXTURE_SETUP(convert)
+{
+	struct llmem_memory_create_info ci = {
+		.flags = LLMEM_MEMORY_HOST_VISIBLE | LLMEM_MEMORY_HOST_COHERENT,
+		.page_size = 8ull << 20,
+	};
+
+	VK_TEST_SESSION(self->s);
+	ASSERT_EQ(llmem_memory_create(self->s, &ci, &self->m), 0);
+}
+
+FIXTURE_TEARDOWN(convert)
+{
+	EXPECT_EQ(llmem_memory_destroy(self->m), 0);
+	VK_TEST_SESSION_END(self->s);
+}
+
+/*
+ * Converts a frame of pseudo-random bytes on the device and on the CPU;
+ * returns the largest channel difference, or -1 when a call failed.
+ */
+static int convert_and_compare(struct __test_metadata *_metadata, struct llmem_memory *m,
+			       uint32_t fourcc, uint32_t width, uint32_t height,
+			       const struct llmem_frame_constraints *c, uint32_t encoding,
+			       uint32_t range)
+{
+	struct llmem_frame_layout src_l, dst_l;
+	struct llmem_frame_constraints dst_c = { .pitch_alignment = 64 };
+	struct llmem_buffer *src, *dst;
+	uint8_t *src_map, *dst_map, *ref;
+	int worst = 0;
+
+	if (llmem_frame_layout_init(fourcc, width, height, c, &src_l) ||
+	    llmem_frame_layout_init(DRM_FORMAT_ABGR8888, width, height, &dst_c, &dst_l))
+		return -1;
+	if (llmem_buffer_create(m, &(struct llmem_buffer_create_info){ .size = src_l.size }, &src))
+		return -1;
+	if (llmem_buffer_create(m, &(struct llmem_buffer_create_info){ .size = dst_l.size }, &dst))
+		return -1;
+	if (llmem_buffer_map(src, (void **)&src_map) || llmem_buffer_map(dst, (void **)&dst_map))
+		return -1;
+	srand(width * 7 + height);
+	for (uint64_t i = 0; i < src_l.size; i++)
+		src_map[i] = (uint8_t)rand();
+
+	if (llmem_convert_to_rgba(&(struct llmem_convert_info){
+		    .src = src,
+		    .src_layout = &src_l,
+		    .dst = dst,
+		    .dst_layout = &dst_l,
+		    .encoding = encoding,
+		    .range = range,
+	    })) {
+		TH_LOG("convert: %s", llmem_last_error());
+		return -1;
+	}
+
+	ref = malloc(dst_l.size);
+	if (fourcc == DRM_FORMAT_YUYV)
+		ref_yuyv_to_rgba(src_map, src_l.pitch[0], width, height, encoding, range, ref,
+				 dst_l.pitch[0]);
+	else
+		ref_nv12_to_rgba(src_map + src_l.offset[0], src_l.pitch[0],
+				 src_map + src_l.offset[1], src_l.pitch[1], width, height, encoding,
+				 range, ref, dst_l.pitch[0]);
+	for (uint32_t row = 0; row < height; row++)
+		for (uint32_t b = 0; b < width * 4; b++) {
+			size_t i = (size_t)row * dst_l.pitch[0] + b;
+			int d = abs((int)dst_map[i] - (int)ref[i]);
+
+			if (d > worst)
+				worst = d;
+		}
+	free(ref);
+	llmem_buffer_unmap(src);
+	llmem_buffer_unmap(dst);
+	llmem_buffer_destroy(src);
+	llmem_buffer_destroy(dst);
+	return worst;
+}
+
+/* YUYV, compact 640x480 and padded 998x562, every matrix and range: within 2. */
+TEST_F(convert, yuyv_matches_reference)
+{
+	struct llmem_frame_constraints padded = { .pitch_alignment = 256 };
+
+	for (uint32_t enc = 0; enc <= 1; enc++)
+		for (uint32_t range = 0; range <= 1; range++) {
+			EXPECT_LE(convert_and_compare(_metadata, self->m, DRM_FORMAT_YUYV, 640, 480,
+						      NULL, enc, range),
+				  2);
+			int worst = convert_and_compare(_metadata, self->m, DRM_FORMAT_YUYV, 998,
+							562, &padded, enc, range);
+			EXPECT_GE(worst, 0);
+			EXPECT_LE(worst, 2);
+		}
+}
+
+/* NV12, including a chroma plane that does not follow the luma plane. */
+TEST_F(convert, nv12_matches_reference)
+{
+	struct llmem_frame_constraints apart = { .pitch_alignment = 64, .plane_alignment = 4096 };
+
+	for (uint32_t enc = 0; enc <= 1; enc++)
+		for (uint32_t range = 0; range <= 1; range++) {
+			int worst = convert_and_compare(_metadata, self->m, DRM_FORMAT_NV12, 998,
+							562, &apart, enc, range);
+			EXPECT_GE(worst, 0);
+			EXPECT_LE(worst, 2);
+		}
+	EXPECT_LE(convert_and_compare(_metadata, self->m, DRM_FORMAT_NV12, 640, 480, NULL, 0, 0),
+		  2);
+}
+
+/* Every malformed request is refused before the device sees it. */
+TEST_F(convert, refusals)
+{
+	struct llmem_frame_layout yuyv, rgba, small_rgba;
+	struct llmem_buffer *a, *b;
+	struct llmem_convert_info ci;
+
+	ASSERT_EQ(llmem_frame_layout_init(DRM_FORMAT_YUYV, 64, 32, NULL, &yuyv), 0);
+	ASSERT_EQ(llmem_frame_layout_init(DRM_FORMAT_ABGR8888, 64, 32, NULL, &rgba), 0);
+	ASSERT_EQ(llmem_frame_layout_init(DRM_FORMAT_ABGR8888, 32, 32, NULL, &small_rgba), 0);
+	ASSERT_EQ(llmem_buffer_create(self->m, &(struct llmem_buffer_create_info){ .size = 4096 },
+				      &a),
+		  0);
+	ASSERT_EQ(llmem_buffer_create(self->m, &(struct llmem_buffer_create_info){ .size = 8192 },
+				      &b),
+		  0);
+	ci = (struct llmem_convert_info){ a, &yuyv, b, &rgba, 0, 0 };
+	ASSERT_EQ(llmem_convert_to_rgba(&ci), 0);
+
+	ASSERT_EQ(llmem_convert_to_rgba(NULL), -EINVAL);
+	ci.dst = a;
+	ASSERT_EQ(llmem_convert_to_rgba(&ci), -EINVAL);
+	ci.dst = b;
+	ci.dst_layout = &yuyv;
+	ASSERT_EQ(llmem_convert_to_rgba(&ci), -EINVAL);
+	ci.dst_layout = &small_rgba;
+	ASSERT_EQ(llmem_convert_to_rgba(&ci), -EINVAL);
+	ci.dst_layout = &rgba;
+	ci.src_layout = &rgba;
+	ASSERT_EQ(llmem_convert_to_rgba(&ci), -EINVAL);
+	ci.src_layout = &yuyv;
+	ci.encoding = 2;
+	ASSERT_EQ(llmem_convert_to_rgba(&ci), -EINVAL);
+	ci.encoding = 0;
+	ci.src = b;
+	ci.dst = a;
+	ASSERT_EQ(llmem_convert_to_rgba(&ci), -EINVAL);
+	EXPECT_NE(strstr(llmem_last_error(), "needs 8192 bytes"), NULL);
+	llmem_buffer_destroy(a);
+	llmem_buffer_destroy(b);
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,274 @@
+// SPDX-License-Identifier: MIT
+/*
+ * llmem bench transfer: host-to-device and device-to-host bandwidth through
+ * each path of the transfer queue (mapped, staging ring), next to plain
+ * memcpy of the same size and, for uploads, vkCmdCopyBuffer from host-visible
+ * to device-local memory, all measured in the same run.
+ *
+ * Every figure is the median over --runs blocking transfers of --size MiB,
+ * with min and max; the ratio compares medians.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <llmem/llmem.h>
+#include <llmem/transfer.h>
+
+#include "commands.h"
+
+#define MAX_RUNS 64
+
+enum path {
+	MEMCPY,
+	MAPPED_WRITE,
+	MAPPED_READ,
+	STAGED_WRITE,
+	STAGED_READ,
+	COPY_BUFFER,
+	PATHS,
+};
+
+static const char *const names[PATHS] = {
+	[MEMCPY] = "memcpy host->host",	    [MAPPED_WRITE] = "mapped write",
+	[MAPPED_READ] = "mapped read",	    [STAGED_WRITE] = "staging upload",
+	[STAGED_READ] = "staging download", [COPY_BUFFER] = "vkCmdCopyBuffer HV->DL",
+};
+
+struct bench {
+	struct llmem_session *s;
+	struct llmem_memory *visible, *local, *sysmem;
+	/* mapped: host visible, device local if a type has both; dev: device local. */
+	struct llmem_buffer *mapped, *dev, *src;
+	struct llmem_queue *map_q, *stage_q;
+	uint8_t *host, *back;
+	uint64_t size;
+	uint32_t mapped_flags;
+	struct llmem_queue_create_info staging;
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int run_once(struct bench *b, enum path p)
+{
+	switch (p) {
+	case MEMCPY:
+		memcpy(b->back, b->host, b->size);
+		return 0;
+	case MAPPED_WRITE:
+		return llmem_enqueue_write_buffer(b->map_q, b->mapped, 0, b->host, b->size, NULL,
+						  NULL);
+	case MAPPED_READ:
+		return llmem_enqueue_read_buffer(b->map_q, b->mapped, 0, b->back, b->size, NULL,
+						 NULL);
+	case STAGED_WRITE:
+		return llmem_enqueue_write_buffer(b->stage_q, b->dev, 0, b->host, b->size, NULL,
+						  NULL);
+	case STAGED_READ:
+		return llmem_enqueue_read_buffer(b->stage_q, b->dev, 0, b->back, b->size, NULL,
+						 NULL);
+	default:
+		return llmem_enqueue_copy_buffer(b->stage_q, b->src, 0, b->dev, 0, b->size, NULL,
+						 NULL);
+	}
+}
+
+static int make_memory(struct llmem_session *s, uint32_t flags, const char *name,
+		       struct llmem_memory **out)
+{
+	struct llmem_memory_create_info ci = { .flags = flags, .name = name };
+
+	return llmem_memory_create(s, &ci, out);
+}
+
+static int setup(struct bench *b)
+{
+	struct llmem_buffer_create_info bci = { .size = b->size };
+	struct llmem_memory_info mi;
+	int ret;
+
+	ret = llmem_session_create(NULL, &b->s);
+	if (ret)
+		return ret;
+	/* The write-combined BAR where there is one (vkgdr's path), else host memory. */
+	ret = make_memory(b->s, LLMEM_MEMORY_DEVICE_LOCAL | LLMEM_MEMORY_HOST_VISIBLE, "bar",
+			  &b->visible);
+	if (ret == -ENOTSUP)
+		ret = make_memory(b->s, LLMEM_MEMORY_HOST_VISIBLE, "visible", &b->visible);
+	if (!ret)
+		ret = make_memory(b->s, LLMEM_MEMORY_DEVICE_LOCAL, "local", &b->local);
+	/* The copy's source: host memory (fewest extra flags), as staging is. */
+	if (!ret)
+		ret = make_memory(b->s, LLMEM_MEMORY_HOST_VISIBLE, "host", &b->sysmem);
+	if (!ret)
+		ret = llmem_memory_get_info(b->visible, &mi);
+	if (ret)
+		return ret;
+	b->mapped_flags = mi.flags;
+	ret = llmem_buffer_create(b->visible, &bci, &b->mapped);
+	if (!ret)
+		ret = llmem_buffer_create(b->local, &bci, &b->dev);
+	if (!ret)
+		ret = llmem_buffer_create(b->sysmem, &bci, &b->src);
+	if (!ret)
+		ret = llmem_queue_create(b->s, NULL, &b->map_q);
+	if (!ret)
+		ret = llmem_queue_create(b->s, &b->staging, &b->stage_q);
+	if (ret)
+		return ret;
+	b->host = malloc(b->size);
+	b->back = malloc(b->size);
+	if (!b->host || !b->back)
+		return -ENOMEM;
+	/* Touch every page, so that first-touch faults stay out of the figures. */
+	for (uint64_t i = 0; i < b->size; i++)
+		b->host[i] = (uint8_t)(i * 7);
+	memset(b->back, 0, b->size);
+	return 0;
+}
+
+static void teardown(struct bench *b)
+{
+	llmem_queue_destroy(b->map_q);
+	llmem_queue_destroy(b->stage_q);
+	llmem_buffer_destroy(b->mapped);
+	llmem_buffer_destroy(b->dev);
+	llmem_buffer_destroy(b->src);
+	llmem_memory_destroy(b->sysmem);
+	llmem_memory_destroy(b->visible);
+	llmem_memory_destroy(b->local);
+	llmem_session_destroy(b->s);
+	free(b->host);
+	free(b->back);
+}
+
+struct figure {
+	double med, min, max;
+};
+
+static int measure(struct bench *b, int runs, struct figure out[PATHS])
+{
+	double gbs[PATHS][MAX_RUNS];
+	int ret;
+
+	/* One warm-up of each path: pages, pipelines and the ring exist after it. */
+	for (int p = 0; p < PATHS; p++) {
+		ret = run_once(b, p);
+		if (ret)
+			return ret;
+	}
+	/* Interleaved, so that a slow phase of the machine hits every path alike. */
+	for (int r = 0; r < runs; r++) {
+		for (int p = 0; p < PATHS; p++) {
+			double t0 = now_s();
+
+			ret = run_once(b, p);
+			if (ret)
+				return ret;
+			gbs[p][r] = (double)b->size / (now_s() - t0) / 1e9;
+		}
+	}
+	for (int p = 0; p < PATHS; p++) {
+		qsort(gbs[p], (size_t)runs, sizeof(double), cmp_double);
+		out[p].min = gbs[p][0];
+		out[p].max = gbs[p][runs - 1];
+		out[p].med =
+			runs % 2 ? gbs[p][runs / 2] : (gbs[p][runs / 2 - 1] + gbs[p][runs / 2]) / 2;
+	}
+	return 0;
+}
+
+static int verify(struct bench *b)
+{
+	int ret = llmem_enqueue_write_buffer(b->stage_q, b->dev, 0, b->host, b->size, NULL, NULL);
+
+	memset(b->back, 0, b->size);
+	if (!ret)
+		ret = llmem_enqueue_read_buffer(b->map_q, b->dev, 0, b->back, b->size, NULL, NULL);
+	if (!ret && memcmp(b->host, b->back, b->size))
+		ret = -EIO;
+	return ret;
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: llmem bench transfer [--size MIB] [--runs N] [--staging MIB] "
+			"[--chunk MIB]\n");
+}
+
+int llmem_bench_transfer(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "size", required_argument, NULL, 's' },
+		{ "runs", required_argument, NULL, 'r' },
+		{ "staging", required_argument, NULL, 'S' },
+		{ "chunk", required_argument, NULL, 'c' },
+		{ 0 },
+	};
+	struct llmem_session_info info;
+	struct figure f[PATHS];
+	struct bench b = { .size = 256ull << 20, .staging.flags = LLMEM_QUEUE_NO_MAPPING };
+	int runs = 7, c, ret;
+
+	while ((c = getopt_long(argc, argv, "s:r:S:c:", opts, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			b.size = strtoull(optarg, NULL, 0) << 20;
+			break;
+		case 'r':
+			runs = atoi(optarg);
+			break;
+		case 'S':
+			b.staging.staging_size = strtoull(optarg, NULL, 0) << 20;
+			break;
+		case 'c':
+			b.staging.chunk_size = strtoull(optarg, NULL, 0) << 20;
+			break;
+		default:
+			usage();
+			return 2;
+		}
+	}
+	if (!b.size || runs < 1 || runs > MAX_RUNS) {
+		usage();
+		return 2;
+	}
+	ret = setup(&b);
+	if (!ret)
+		ret = verify(&b);
+	if (!ret)
+		ret = measure(&b, runs, f);
+	if (ret) {
+		fprintf(stderr, "llmem bench transfer: %s: %s\n", llmem_strerror(ret),
+			llmem_last_error());
+		teardown(&b);
+		return 1;
+	}
+	llmem_session_get_info(b.s, &info);
+	printf("# device: %s (%s)\n", info.device_name, info.driver_name);
+	printf("# %llu MiB per transfer, GB/s over %d runs; mapped memory flags 0x%x\n",
+	       (unsigned long long)(b.size >> 20), runs, b.mapped_flags);
+	printf("%-24s %9s %9s %9s %10s %10s\n", "path", "median", "min", "max", "/memcpy",
+	       "/vkCopy");
+	for (int p = 0; p < PATHS; p++)
+		printf("%-24s %9.2f %9.2f %9.2f %10.2f %10.2f\n", names[p], f[p].med, f[p].min,
+		       f[p].max, f[p].med / f[MEMCPY].med, f[p].med / f[COPY_BUFFER].med);
+	teardown(&b);
+	return 0;
+}
