@@ -4,15 +4,15 @@
 # with Kbuild against a Debian kernel's headers into build/module/VERSION/.
 #
 #   make              build the library, tools and tests
-#   make demo         the zero-copy camera demo inside the VM (sets up first)
+#   make demo         the zero-copy camera demo in the 6.12 VM (KVER=6.1 for 6.1)
 #   make check        every test: host, Vulkan, and the VM on both kernels
-#   make module       build llmem.ko (KVER=6.1, 6.12 or a full version)
+#   make module       build llmem.ko (KVER=6.1 by default, 6.12 or a full version)
 #   make vm CMD=...   run CMD in the VM on both kernels with llmem.ko loaded
 #   make lint         checkpatch --strict on module/, clang-format on userspace
 #   make dkms-install copy the module source to /usr/src for dkms
 
 BUILD ?= build
-KVER ?= 6.1
+KVER ?=
 KERNELS ?= 6.1 6.12
 
 .PHONY: all setup demo check module vm lint dkms-install clean
@@ -27,13 +27,13 @@ setup:
 	scripts/setup
 
 demo: setup
-	scripts/demo KVER=$(KVER)
+	scripts/demo $(if $(KVER),KVER=$(KVER))
 
 check: setup
 	scripts/check
 
 module:
-	scripts/build-module $(KVER)
+	scripts/build-module $(or $(KVER),6.1)
 
 vm: all
 	@for k in $(KERNELS); do \

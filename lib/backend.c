@@ -33,6 +33,8 @@ VkExternalMemoryHandleTypeFlagBits llmem_share_handle_type(uint32_t backend)
 	case LLMEM_BACKEND_LLMEM_HOST_POINTER:
 	case LLMEM_BACKEND_IMPORT_HOST_POINTER:
 		return VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT;
+	case LLMEM_BACKEND_VULKAN_OPAQUE_FD:
+		return VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
 	}
 	return 0;
 }
@@ -46,6 +48,7 @@ LLMEM_PUBLIC const char *llmem_backend_name(uint32_t backend)
 		[LLMEM_BACKEND_LLMEM_HOST_POINTER] = "llmem-host-pointer",
 		[LLMEM_BACKEND_IMPORT_DMABUF] = "import-dmabuf",
 		[LLMEM_BACKEND_IMPORT_HOST_POINTER] = "import-host-pointer",
+		[LLMEM_BACKEND_VULKAN_OPAQUE_FD] = "vulkan-opaque-fd",
 	};
 
 	return backend < sizeof(names) / sizeof(names[0]) ? names[backend] : "unknown";
@@ -77,31 +80,51 @@ int llmem_share_choose_import(struct llmem_session *s, uint32_t want, uint32_t *
 				     "host pointers");
 }
 
-/* Zeroed system pages from llmem.ko, as a close-on-exec DMA-BUF fd. */
-static int llmem_device_alloc(uint64_t size, int *fd)
+/*
+ * Zeroed system pages from llmem.ko, as a close-on-exec DMA-BUF fd;
+ * physically contiguous ones when @contiguous.
+ */
+static int llmem_device_alloc(uint64_t size, bool contiguous, int *fd)
 {
-	struct llmem_alloc req = { .size = size, .flags = LLMEM_ALLOC_CLOEXEC };
+	struct llmem_alloc req = {
+		.size = size,
+		.flags = LLMEM_ALLOC_CLOEXEC | (contiguous ? LLMEM_ALLOC_CONTIGUOUS : 0),
+	};
 	int dev = open("/dev/llmem", O_RDWR | O_CLOEXEC);
 	int ret = 0;
 
 	if (dev < 0)
 		return llmem_error(-errno, "open /dev/llmem: %s (is llmem.ko loaded?)",
 				   strerror(errno));
-	if (ioctl(dev, LLMEM_IOC_ALLOC, &req) == -1)
-		ret = llmem_error(-errno, "LLMEM_IOC_ALLOC of %llu bytes: %s",
-				  (unsigned long long)size, strerror(errno));
-	else
+	if (ioctl(dev, LLMEM_IOC_ALLOC, &req) == -1) {
+		if (contiguous && errno == E2BIG)
+			ret = llmem_error(-E2BIG,
+					  "LLMEM_IOC_ALLOC of %llu contiguous bytes: more than the "
+					  "kernel's largest contiguous block",
+					  (unsigned long long)size);
+		else if (contiguous && errno == ENOMEM)
+			ret = llmem_error(
+				-ENOMEM,
+				"LLMEM_IOC_ALLOC of %llu contiguous bytes: no free block "
+				"that large (memory is fragmented) or llmem.ko's max_bytes "
+				"reached",
+				(unsigned long long)size);
+		else
+			ret = llmem_error(-errno, "LLMEM_IOC_ALLOC of %llu bytes: %s",
+					  (unsigned long long)size, strerror(errno));
+	} else {
 		*fd = (int)req.fd;
+	}
 	close(dev);
 	return ret;
 }
 
-static int alloc_exportable(struct llmem_session *s, uint32_t type_index, uint64_t size,
-			    VkDeviceMemory *out)
+static int alloc_exportable(struct llmem_session *s, uint32_t backend, uint32_t type_index,
+			    uint64_t size, VkDeviceMemory *out)
 {
 	VkExportMemoryAllocateInfo export_info = {
 		.sType = VK_STRUCTURE_TYPE_EXPORT_MEMORY_ALLOCATE_INFO,
-		.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_DMA_BUF_BIT_EXT,
+		.handleTypes = llmem_share_handle_type(backend),
 	};
 	VkMemoryAllocateInfo ai = {
 		.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
@@ -111,7 +134,11 @@ static int alloc_exportable(struct llmem_session *s, uint32_t type_index, uint64
 	};
 	VkResult r = vkAllocateMemory(s->device, &ai, NULL, out);
 
-	return r == VK_SUCCESS ? 0 : vk_error("vkAllocateMemory (exportable as DMA-BUF)", r);
+	return r == VK_SUCCESS ? 0
+			       : vk_error(backend == LLMEM_BACKEND_VULKAN_OPAQUE_FD
+						  ? "vkAllocateMemory (exportable as opaque fd)"
+						  : "vkAllocateMemory (exportable as DMA-BUF)",
+					  r);
 }
 
 static int import_as_dmabuf(struct llmem_session *s, uint32_t type_index, int fd, uint64_t size,
@@ -167,8 +194,29 @@ static int import_as_dmabuf(struct llmem_session *s, uint32_t type_index, int fd
 	return 0;
 }
 
-static int import_as_host_pointer(struct llmem_session *s, uint32_t type_index, int fd,
-				  uint64_t size, struct llmem_page_backing *out)
+/* @ptr and @size as the device needs them; -EINVAL names the alignment. */
+static int check_host_pointer(struct llmem_session *s, const void *ptr, uint64_t size)
+{
+	uint64_t align = s->info.min_imported_host_pointer_alignment;
+
+	if (!align || !vkGetDeviceProcAddr(s->device, "vkGetMemoryHostPointerPropertiesEXT"))
+		return llmem_error(-ENOTSUP, "the device cannot import host pointers "
+					     "(no VK_EXT_external_memory_host)");
+	if ((uintptr_t)ptr % align)
+		return llmem_error(-EINVAL,
+				   "host pointer %p is not aligned to %llu bytes "
+				   "(minImportedHostPointerAlignment)",
+				   ptr, (unsigned long long)align);
+	if (!size || size % align)
+		return llmem_error(-EINVAL,
+				   "a host-pointer page must be a non-zero multiple of %llu bytes "
+				   "(minImportedHostPointerAlignment), not %llu",
+				   (unsigned long long)align, (unsigned long long)size);
+	return 0;
+}
+
+static int import_host_memory(struct llmem_session *s, uint32_t type_index, void *ptr,
+			      uint64_t size, VkDeviceMemory *out)
 {
 	PFN_vkGetMemoryHostPointerPropertiesEXT get_props =
 		(PFN_vkGetMemoryHostPointerPropertiesEXT)vkGetDeviceProcAddr(
@@ -179,6 +227,7 @@ static int import_as_host_pointer(struct llmem_session *s, uint32_t type_index, 
 	VkImportMemoryHostPointerInfoEXT import_info = {
 		.sType = VK_STRUCTURE_TYPE_IMPORT_MEMORY_HOST_POINTER_INFO_EXT,
 		.handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT,
+		.pHostPointer = ptr,
 	};
 	VkMemoryAllocateInfo ai = {
 		.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
@@ -186,40 +235,41 @@ static int import_as_host_pointer(struct llmem_session *s, uint32_t type_index, 
 		.allocationSize = size,
 		.memoryTypeIndex = type_index,
 	};
-	uint64_t align = s->info.min_imported_host_pointer_alignment;
 	VkResult r;
 	int ret;
 
-	if (!get_props || !align)
-		return llmem_error(-ENOTSUP, "the device cannot import host pointers");
-	if (size % align)
-		return llmem_error(-EINVAL,
-				   "a host-pointer page must be a multiple of %llu bytes, not %llu",
-				   (unsigned long long)align, (unsigned long long)size);
+	ret = check_host_pointer(s, ptr, size);
+	if (ret)
+		return ret;
+	r = get_props(s->device, VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT, ptr,
+		      &props);
+	if (r != VK_SUCCESS)
+		return vk_error("vkGetMemoryHostPointerPropertiesEXT", r);
+	if (!(props.memoryTypeBits & (1u << type_index)))
+		return llmem_error(-ENOTSUP,
+				   "the host memory imports into memory types 0x%x, not type %u",
+				   props.memoryTypeBits, type_index);
+	r = vkAllocateMemory(s->device, &ai, NULL, out);
+	return r == VK_SUCCESS ? 0 : vk_error("vkAllocateMemory (host pointer import)", r);
+}
+
+static int import_as_host_pointer(struct llmem_session *s, uint32_t type_index, int fd,
+				  uint64_t size, struct llmem_page_backing *out)
+{
+	int ret;
+
+	ret = check_host_pointer(s, NULL, size);
+	if (ret)
+		return ret;
 	out->host_ptr = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (out->host_ptr == MAP_FAILED) {
 		out->host_ptr = NULL;
 		return llmem_error(-errno, "mmap of DMA-BUF fd %d: %s", fd, strerror(errno));
 	}
 	out->host_len = size;
-	r = get_props(s->device, VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT,
-		      out->host_ptr, &props);
-	if (r != VK_SUCCESS) {
-		ret = vk_error("vkGetMemoryHostPointerPropertiesEXT", r);
+	ret = import_host_memory(s, type_index, out->host_ptr, size, &out->vk);
+	if (ret)
 		goto out_unmap;
-	}
-	if (!(props.memoryTypeBits & (1u << type_index))) {
-		ret = llmem_error(-ENOTSUP,
-				  "the mapped DMA-BUF imports into memory types 0x%x, not type %u",
-				  props.memoryTypeBits, type_index);
-		goto out_unmap;
-	}
-	import_info.pHostPointer = out->host_ptr;
-	r = vkAllocateMemory(s->device, &ai, NULL, &out->vk);
-	if (r != VK_SUCCESS) {
-		ret = vk_error("vkAllocateMemory (host pointer import)", r);
-		goto out_unmap;
-	}
 	out->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 	if (out->fd < 0) {
 		ret = llmem_error(-errno, "dup of DMA-BUF fd %d: %s", fd, strerror(errno));
@@ -236,6 +286,13 @@ out_unmap:
 	return ret;
 }
 
+int llmem_share_page_import_host(struct llmem_session *s, uint32_t type_index, void *ptr,
+				 uint64_t size, struct llmem_page_backing *out)
+{
+	*out = (struct llmem_page_backing){ .fd = -1 };
+	return import_host_memory(s, type_index, ptr, size, &out->vk);
+}
+
 int llmem_share_page_import(struct llmem_session *s, uint32_t backend, uint32_t type_index, int fd,
 			    uint64_t size, struct llmem_page_backing *out)
 {
@@ -246,14 +303,14 @@ int llmem_share_page_import(struct llmem_session *s, uint32_t backend, uint32_t 
 }
 
 int llmem_share_page_alloc(struct llmem_session *s, uint32_t backend, uint32_t type_index,
-			   uint64_t size, struct llmem_page_backing *out)
+			   uint64_t size, bool contiguous, struct llmem_page_backing *out)
 {
 	int fd = -1, ret;
 
 	*out = (struct llmem_page_backing){ .fd = -1 };
-	if (backend == LLMEM_BACKEND_VULKAN_DMABUF)
-		return alloc_exportable(s, type_index, size, &out->vk);
-	ret = llmem_device_alloc(size, &fd);
+	if (backend == LLMEM_BACKEND_VULKAN_DMABUF || backend == LLMEM_BACKEND_VULKAN_OPAQUE_FD)
+		return alloc_exportable(s, backend, type_index, size, &out->vk);
+	ret = llmem_device_alloc(size, contiguous, &fd);
 	if (ret)
 		return ret;
 	ret = llmem_share_page_import(s, backend, type_index, fd, size, out);
@@ -290,7 +347,10 @@ int llmem_share_page_export(struct llmem_session *s, uint32_t backend,
 			       : 0;
 	}
 	if (backend != LLMEM_BACKEND_VULKAN_DMABUF)
-		return llmem_error(-ENOTSUP, "the page has no DMA-BUF to export");
+		return llmem_error(-ENOTSUP, "the page has no DMA-BUF to export%s",
+				   backend == LLMEM_BACKEND_VULKAN_OPAQUE_FD
+					   ? " (it exports opaque fds only)"
+					   : "");
 	get_fd = (PFN_vkGetMemoryFdKHR)vkGetDeviceProcAddr(s->device, "vkGetMemoryFdKHR");
 	if (!get_fd)
 		return llmem_error(-ENOTSUP, "the device cannot export memory as an fd");
@@ -307,22 +367,54 @@ int llmem_share_page_export(struct llmem_session *s, uint32_t backend,
 	return 0;
 }
 
-static int probe(struct llmem_session *s, uint32_t backend, uint32_t type_index)
+int llmem_share_page_export_opaque_fd(struct llmem_session *s, uint32_t backend,
+				      const struct llmem_page_backing *p, int *fd)
+{
+	PFN_vkGetMemoryFdKHR get_fd;
+	VkMemoryGetFdInfoKHR gi = {
+		.sType = VK_STRUCTURE_TYPE_MEMORY_GET_FD_INFO_KHR,
+		.memory = p->vk,
+		.handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT,
+	};
+	VkResult r;
+
+	if (backend != LLMEM_BACKEND_VULKAN_OPAQUE_FD)
+		return llmem_error(-ENOTSUP, "the page was not allocated exportable as an opaque "
+					     "fd (LLMEM_SHARING_OPAQUE_FD)");
+	get_fd = (PFN_vkGetMemoryFdKHR)vkGetDeviceProcAddr(s->device, "vkGetMemoryFdKHR");
+	if (!get_fd)
+		return llmem_error(-ENOTSUP, "the device cannot export memory as an fd");
+	r = get_fd(s->device, &gi, fd);
+	if (r != VK_SUCCESS)
+		return vk_error("vkGetMemoryFdKHR (opaque fd)", r);
+	if (fcntl(*fd, F_SETFD, FD_CLOEXEC) == -1) {
+		int err = errno;
+
+		close(*fd);
+		return llmem_error(-err, "fcntl FD_CLOEXEC: %s", strerror(err));
+	}
+	return 0;
+}
+
+static int probe(struct llmem_session *s, uint32_t backend, uint32_t type_index, bool contiguous)
 {
 	struct llmem_page_backing p;
 	int ret, fd;
 
-	ret = llmem_share_page_alloc(s, backend, type_index, PROBE_SIZE, &p);
+	ret = llmem_share_page_alloc(s, backend, type_index, PROBE_SIZE, contiguous, &p);
 	if (ret)
 		return ret;
-	ret = llmem_share_page_export(s, backend, &p, &fd);
+	if (backend == LLMEM_BACKEND_VULKAN_OPAQUE_FD)
+		ret = llmem_share_page_export_opaque_fd(s, backend, &p, &fd);
+	else
+		ret = llmem_share_page_export(s, backend, &p, &fd);
 	if (!ret)
 		close(fd);
 	llmem_share_page_free(s, &p);
 	return ret;
 }
 
-int llmem_share_choose(struct llmem_session *s, uint32_t type_index, uint32_t want,
+int llmem_share_choose(struct llmem_session *s, uint32_t type_index, uint32_t want, bool contiguous,
 		       uint32_t *backend)
 {
 	static const struct {
@@ -349,8 +441,10 @@ int llmem_share_choose(struct llmem_session *s, uint32_t type_index, uint32_t wa
 			continue;
 		if ((s->info.caps & order[i].caps) != order[i].caps) {
 			why = "missing";
+		} else if (contiguous && order[i].backend == LLMEM_BACKEND_VULKAN_DMABUF) {
+			why = "its pages are not physically contiguous";
 		} else {
-			ret = probe(s, order[i].backend, type_index);
+			ret = probe(s, order[i].backend, type_index, contiguous);
 			if (!ret) {
 				*backend = order[i].backend;
 				return 0;
@@ -364,4 +458,33 @@ int llmem_share_choose(struct llmem_session *s, uint32_t type_index, uint32_t wa
 	}
 	return llmem_error(-ENOTSUP, "no way to share memory here (%s)",
 			   *reasons ? reasons : "that backend does not allocate pages");
+}
+
+int llmem_share_choose_opaque_fd(struct llmem_session *s, uint32_t type_index, uint32_t want,
+				 uint32_t *backend)
+{
+	VkPhysicalDeviceExternalBufferInfo bi = {
+		.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_BUFFER_INFO,
+		.usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+		.handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT,
+	};
+	VkExternalBufferProperties ep = { .sType = VK_STRUCTURE_TYPE_EXTERNAL_BUFFER_PROPERTIES };
+	int ret;
+
+	if (want && want != LLMEM_BACKEND_VULKAN_OPAQUE_FD)
+		return llmem_error(-EINVAL, "opaque-fd memory: backend %s cannot export opaque fds",
+				   llmem_backend_name(want));
+	if (!vkGetDeviceProcAddr(s->device, "vkGetMemoryFdKHR"))
+		return llmem_error(-ENOTSUP, "opaque-fd memory: no VK_KHR_external_memory_fd");
+	vkGetPhysicalDeviceExternalBufferProperties(s->physical, &bi, &ep);
+	if (!(ep.externalMemoryProperties.externalMemoryFeatures &
+	      VK_EXTERNAL_MEMORY_FEATURE_EXPORTABLE_BIT))
+		return llmem_error(-ENOTSUP,
+				   "opaque-fd memory: the device cannot export opaque fds");
+	ret = probe(s, LLMEM_BACKEND_VULKAN_OPAQUE_FD, type_index, false);
+	if (ret)
+		return llmem_error(ret, "opaque-fd memory: memory type %u: %s", type_index,
+				   llmem_last_error());
+	*backend = LLMEM_BACKEND_VULKAN_OPAQUE_FD;
+	return 0;
 }

@@ -7,6 +7,7 @@
 #ifndef LLMEM_BACKEND_H
 #define LLMEM_BACKEND_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <vulkan/vulkan.h>
@@ -31,10 +32,11 @@ struct llmem_page_backing {
  * Chooses the backend for a shared memory of memory type @type_index: @want,
  * or the best that works here when @want is 0.  Each candidate is probed with
  * a small allocation, so "the extension exists but the kernel cannot back it"
- * (lavapipe without udmabuf) falls through to the next.
+ * (lavapipe without udmabuf) falls through to the next.  With @contiguous only
+ * llmem.ko's backends qualify.
  * Return: 0, or -ENOTSUP naming every reason no backend works.
  */
-int llmem_share_choose(struct llmem_session *s, uint32_t type_index, uint32_t want,
+int llmem_share_choose(struct llmem_session *s, uint32_t type_index, uint32_t want, bool contiguous,
 		       uint32_t *backend);
 
 /* The backend of an LLMEM_SHARING_IMPORT memory: @want, or the best. */
@@ -43,9 +45,13 @@ int llmem_share_choose_import(struct llmem_session *s, uint32_t want, uint32_t *
 /* The external handle type buffers and images on such pages must declare. */
 VkExternalMemoryHandleTypeFlagBits llmem_share_handle_type(uint32_t backend);
 
-/* A fresh page of @size bytes from @backend, zeroed by whoever provides it. */
+/*
+ * A fresh page of @size bytes from @backend, zeroed by whoever provides it;
+ * physically contiguous when @contiguous (llmem.ko backends only: -E2BIG
+ * past the kernel's largest block, -ENOMEM when memory is fragmented).
+ */
 int llmem_share_page_alloc(struct llmem_session *s, uint32_t backend, uint32_t type_index,
-			   uint64_t size, struct llmem_page_backing *out);
+			   uint64_t size, bool contiguous, struct llmem_page_backing *out);
 
 /*
  * A foreign DMA-BUF as a page.  @fd stays the caller's: the page holds its
@@ -54,6 +60,22 @@ int llmem_share_page_alloc(struct llmem_session *s, uint32_t backend, uint32_t t
  */
 int llmem_share_page_import(struct llmem_session *s, uint32_t backend, uint32_t type_index, int fd,
 			    uint64_t size, struct llmem_page_backing *out);
+
+/*
+ * Caller-owned host memory as a page: @ptr and @size must be multiples of
+ * minImportedHostPointerAlignment (-EINVAL names it).  The page neither
+ * frees nor unmaps @ptr: its backing has fd -1 and no host_ptr.
+ */
+int llmem_share_page_import_host(struct llmem_session *s, uint32_t type_index, void *ptr,
+				 uint64_t size, struct llmem_page_backing *out);
+
+/* The backend of an LLMEM_SHARING_OPAQUE_FD memory, probed on @type_index. */
+int llmem_share_choose_opaque_fd(struct llmem_session *s, uint32_t type_index, uint32_t want,
+				 uint32_t *backend);
+
+/* A new close-on-exec opaque fd (vkGetMemoryFdKHR) for the page; the caller owns it. */
+int llmem_share_page_export_opaque_fd(struct llmem_session *s, uint32_t backend,
+				      const struct llmem_page_backing *p, int *fd);
 
 void llmem_share_page_free(struct llmem_session *s, struct llmem_page_backing *p);
 

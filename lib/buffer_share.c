@@ -81,9 +81,11 @@ static int cpu_access(struct llmem_buffer *b, uint32_t access, uint64_t edge, co
 
 	if (!b || !access || (access & ~(uint32_t)(LLMEM_CPU_READ | LLMEM_CPU_WRITE)))
 		return llmem_error(-EINVAL, "%s: NULL buffer or access 0x%x", what, access);
-	if (llmem_memory_handle_types(b->obj.memory) == 0)
-		return 0;
+	/* Pages with no DMA-BUF behind them (plain, wrapped host memory,
+	 * opaque fds) have no exporter to bracket. */
 	ret = llmem_memory_page_fd(b->obj.memory, b->obj.alloc.page, &fd);
+	if (ret == -ENOTSUP)
+		return 0;
 	if (ret)
 		return ret;
 	if (access & LLMEM_CPU_READ)

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include <errno.h>
+#include <stdlib.h>
 
 #include <drm_fourcc.h>
 
@@ -8,6 +9,7 @@
 
 #include "buffer_internal.h"
 #include "error.h"
+#include "memory_internal.h"
 #include "pipeline.h"
 #include "session_internal.h"
 
@@ -67,25 +69,50 @@ static int check(const struct llmem_convert_info *in)
 	return ret ? ret : layout_fits(d, in->dst, "destination");
 }
 
-LLMEM_PUBLIC int llmem_convert_to_rgba(const struct llmem_convert_info *info)
+/*
+ * A frame on a shared page belongs to whoever wrote it (a camera) until this
+ * queue acquires it, and goes back after the shader has read it: queue
+ * family ownership transfers with the foreign (or, without
+ * VK_EXT_queue_family_foreign, the external) queue family.
+ */
+static void foreign_ownership(struct llmem_session *s, VkCommandBuffer cmd,
+			      struct llmem_buffer *src, bool acquire)
 {
-	const struct llmem_frame_layout *s, *d;
-	struct convert_params params;
-	struct llmem_session *session;
-	enum llmem_pipeline_id id;
-	VkBuffer buffers[2];
-	VkCommandBuffer cmd;
-	uint32_t pixels_x;
-	int ret, sret;
+	uint32_t other = s->info.caps & LLMEM_CAP_QUEUE_FAMILY_FOREIGN ? VK_QUEUE_FAMILY_FOREIGN_EXT
+								       : VK_QUEUE_FAMILY_EXTERNAL;
+	VkBufferMemoryBarrier b = {
+		.sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER,
+		.srcAccessMask = 0,
+		.dstAccessMask = acquire ? VK_ACCESS_SHADER_READ_BIT : 0,
+		.srcQueueFamilyIndex = acquire ? other : s->queue_family,
+		.dstQueueFamilyIndex = acquire ? s->queue_family : other,
+		.buffer = src->vk,
+		.size = VK_WHOLE_SIZE,
+	};
 
-	if (!info)
-		return llmem_error(-EINVAL, "llmem_convert_to_rgba: NULL info");
-	ret = check(info);
-	if (ret)
-		return ret;
-	s = info->src_layout;
-	d = info->dst_layout;
-	params = (struct convert_params){
+	if (!llmem_memory_handle_types(src->obj.memory))
+		return;
+	vkCmdPipelineBarrier(cmd,
+			     acquire ? VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT
+				     : VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+			     acquire ? VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT
+				     : VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT,
+			     0, 0, NULL, 1, &b, 0, NULL);
+}
+
+/* The shader, its push constants and how many groups cover the frame. */
+struct conversion {
+	enum llmem_pipeline_id id;
+	struct convert_params params;
+	uint32_t groups_x, groups_y;
+};
+
+static void plan(const struct llmem_convert_info *info, struct conversion *c)
+{
+	const struct llmem_frame_layout *s = info->src_layout, *d = info->dst_layout;
+	uint32_t pixels_x;
+
+	c->params = (struct convert_params){
 		.width = s->width,
 		.height = s->height,
 		.src_offset = { (uint32_t)s->offset[0], (uint32_t)s->offset[1] },
@@ -95,19 +122,21 @@ LLMEM_PUBLIC int llmem_convert_to_rgba(const struct llmem_convert_info *info)
 		.matrix = info->encoding,
 		.full_range = info->range,
 	};
-	id = s->fourcc == DRM_FORMAT_YUYV ? LLMEM_PIPELINE_YUYV_TO_RGBA
-					  : LLMEM_PIPELINE_NV12_TO_RGBA;
+	c->id = s->fourcc == DRM_FORMAT_YUYV ? LLMEM_PIPELINE_YUYV_TO_RGBA
+					     : LLMEM_PIPELINE_NV12_TO_RGBA;
 	/* The YUYV shader converts a pixel pair per invocation. */
-	pixels_x = id == LLMEM_PIPELINE_YUYV_TO_RGBA ? s->width / 2 : s->width;
-	buffers[0] = info->src->vk;
-	buffers[1] = info->dst->vk;
-	session = llmem_memory_session(info->src->obj.memory);
+	pixels_x = c->id == LLMEM_PIPELINE_YUYV_TO_RGBA ? s->width / 2 : s->width;
+	c->groups_x = (pixels_x + GROUP_X - 1) / GROUP_X;
+	c->groups_y = (s->height + GROUP_Y - 1) / GROUP_Y;
+}
 
-	cmd = llmem_cmd_begin(session);
-	if (!cmd)
-		return -EIO;
-	/* Whatever wrote the frame (host or device) is visible to the shader,
-	 * and the RGBA frame to the host and to later transfers. */
+/*
+ * Whatever wrote the frame (host, transfer, camera) is visible to the
+ * shader, and the RGBA frame to the host and to later transfers.
+ */
+static void record(struct llmem_session *s, VkCommandBuffer cmd, const struct llmem_pipeline *p,
+		   VkDescriptorSet set, struct llmem_buffer *src, const struct conversion *c)
+{
 	vkCmdPipelineBarrier(
 		cmd, VK_PIPELINE_STAGE_HOST_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
 		VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1,
@@ -117,9 +146,9 @@ LLMEM_PUBLIC int llmem_convert_to_rgba(const struct llmem_convert_info *info)
 			.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT,
 		},
 		0, NULL, 0, NULL);
-	ret = llmem_pipeline_dispatch(session, cmd, id, buffers, &params,
-				      (pixels_x + GROUP_X - 1) / GROUP_X,
-				      (s->height + GROUP_Y - 1) / GROUP_Y);
+	foreign_ownership(s, cmd, src, true);
+	llmem_pipeline_record(p, cmd, set, &c->params, c->groups_x, c->groups_y);
+	foreign_ownership(s, cmd, src, false);
 	vkCmdPipelineBarrier(
 		cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
 		VK_PIPELINE_STAGE_HOST_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1,
@@ -129,8 +158,214 @@ LLMEM_PUBLIC int llmem_convert_to_rgba(const struct llmem_convert_info *info)
 			.dstAccessMask = VK_ACCESS_HOST_READ_BIT | VK_ACCESS_TRANSFER_READ_BIT,
 		},
 		0, NULL, 0, NULL);
-	/* Submitted even when the dispatch could not be recorded: submitting
-	 * is what gives the queue back. */
+}
+
+LLMEM_PUBLIC int llmem_convert_to_rgba(const struct llmem_convert_info *info)
+{
+	struct llmem_session *session;
+	struct llmem_pipeline *p;
+	struct conversion c;
+	VkCommandBuffer cmd;
+	int ret, sret;
+
+	if (!info)
+		return llmem_error(-EINVAL, "llmem_convert_to_rgba: NULL info");
+	ret = check(info);
+	if (ret)
+		return ret;
+	plan(info, &c);
+	session = llmem_memory_session(info->src->obj.memory);
+	cmd = llmem_cmd_begin(session);
+	if (!cmd)
+		return -EIO;
+	ret = llmem_pipeline_get(session, c.id, &p);
+	if (!ret) {
+		llmem_pipeline_write_set(session, p, p->set,
+					 (VkBuffer[]){ info->src->vk, info->dst->vk });
+		record(session, cmd, p, p->set, info->src, &c);
+	}
+	/* Submitted even when nothing was recorded: submitting is what gives
+	 * the queue back. */
 	sret = llmem_cmd_submit(session);
 	return ret ? ret : sret;
+}
+
+struct llmem_converter {
+	struct llmem_session *session;
+	VkCommandPool pool;
+	VkDescriptorPool descriptors;
+	VkFence fence;
+	uint32_t count;
+	VkCommandBuffer cmds[];
+};
+
+LLMEM_PUBLIC void llmem_converter_destroy(struct llmem_converter *c)
+{
+	VkDevice dev;
+
+	if (!c)
+		return;
+	dev = c->session->device;
+	if (c->fence)
+		vkDestroyFence(dev, c->fence, NULL);
+	/* Destroying the pools frees their command buffers and sets. */
+	if (c->pool)
+		vkDestroyCommandPool(dev, c->pool, NULL);
+	if (c->descriptors)
+		vkDestroyDescriptorPool(dev, c->descriptors, NULL);
+	free(c);
+}
+
+static int vk_failed(const char *what, VkResult r)
+{
+	return llmem_error(r == VK_ERROR_OUT_OF_HOST_MEMORY ? -ENOMEM : -EIO, "%s: %s", what,
+			   llmem_vk_result_name(r));
+}
+
+/* One command buffer and descriptor set per source, recorded once. */
+static int record_all(struct llmem_converter *c, const struct llmem_converter_create_info *info,
+		      struct llmem_pipeline *p, const struct conversion *conv)
+{
+	VkDevice dev = c->session->device;
+	VkDescriptorPoolSize size = {
+		.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+		.descriptorCount = 2 * c->count,
+	};
+	VkResult r;
+
+	r = vkCreateCommandPool(dev,
+				&(VkCommandPoolCreateInfo){
+					.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+					.queueFamilyIndex = c->session->queue_family,
+				},
+				NULL, &c->pool);
+	if (r != VK_SUCCESS)
+		return vk_failed("vkCreateCommandPool", r);
+	r = vkCreateDescriptorPool(dev,
+				   &(VkDescriptorPoolCreateInfo){
+					   .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
+					   .maxSets = c->count,
+					   .poolSizeCount = 1,
+					   .pPoolSizes = &size,
+				   },
+				   NULL, &c->descriptors);
+	if (r != VK_SUCCESS)
+		return vk_failed("vkCreateDescriptorPool", r);
+	r = vkCreateFence(dev, &(VkFenceCreateInfo){ .sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO },
+			  NULL, &c->fence);
+	if (r != VK_SUCCESS)
+		return vk_failed("vkCreateFence", r);
+	r = vkAllocateCommandBuffers(
+		dev,
+		&(VkCommandBufferAllocateInfo){
+			.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+			.commandPool = c->pool,
+			.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+			.commandBufferCount = c->count,
+		},
+		c->cmds);
+	if (r != VK_SUCCESS)
+		return vk_failed("vkAllocateCommandBuffers", r);
+
+	for (uint32_t i = 0; i < c->count; i++) {
+		VkDescriptorSet set;
+
+		r = vkAllocateDescriptorSets(
+			dev,
+			&(VkDescriptorSetAllocateInfo){
+				.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
+				.descriptorPool = c->descriptors,
+				.descriptorSetCount = 1,
+				.pSetLayouts = &p->set_layout,
+			},
+			&set);
+		if (r != VK_SUCCESS)
+			return vk_failed("vkAllocateDescriptorSets", r);
+		llmem_pipeline_write_set(c->session, p, set,
+					 (VkBuffer[]){ info->srcs[i]->vk, info->dst->vk });
+		r = vkBeginCommandBuffer(
+			c->cmds[i], &(VkCommandBufferBeginInfo){
+					    .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+				    });
+		if (r != VK_SUCCESS)
+			return vk_failed("vkBeginCommandBuffer", r);
+		record(c->session, c->cmds[i], p, set, info->srcs[i], conv);
+		r = vkEndCommandBuffer(c->cmds[i]);
+		if (r != VK_SUCCESS)
+			return vk_failed("vkEndCommandBuffer", r);
+	}
+	return 0;
+}
+
+LLMEM_PUBLIC int llmem_converter_create(const struct llmem_converter_create_info *info,
+					struct llmem_converter **out)
+{
+	struct llmem_convert_info one;
+	struct llmem_converter *c;
+	struct llmem_pipeline *p;
+	struct conversion conv;
+	int ret;
+
+	if (!info || !out || !info->srcs)
+		return llmem_error(-EINVAL, "llmem_converter_create: NULL argument");
+	*out = NULL;
+	if (!info->src_count)
+		return llmem_error(-EINVAL, "llmem_converter_create: no sources");
+	for (uint32_t i = 0; i < info->src_count; i++) {
+		one = (struct llmem_convert_info){
+			.src = info->srcs[i],
+			.src_layout = info->src_layout,
+			.dst = info->dst,
+			.dst_layout = info->dst_layout,
+			.encoding = info->encoding,
+			.range = info->range,
+		};
+		ret = check(&one);
+		if (ret)
+			return ret;
+	}
+	plan(&one, &conv);
+	c = calloc(1, sizeof(*c) + info->src_count * sizeof(c->cmds[0]));
+	if (!c)
+		return llmem_error(-ENOMEM, "llmem_converter_create: out of memory");
+	c->session = llmem_memory_session(info->dst->obj.memory);
+	c->count = info->src_count;
+
+	pthread_mutex_lock(&c->session->queue_lock);
+	ret = llmem_pipeline_get(c->session, conv.id, &p);
+	pthread_mutex_unlock(&c->session->queue_lock);
+	if (!ret)
+		ret = record_all(c, info, p, &conv);
+	if (ret) {
+		llmem_converter_destroy(c);
+		return ret;
+	}
+	*out = c;
+	return 0;
+}
+
+LLMEM_PUBLIC int llmem_converter_run(struct llmem_converter *c, uint32_t index)
+{
+	VkDevice dev;
+	VkResult r;
+
+	if (!c || index >= c->count)
+		return llmem_error(-EINVAL, "llmem_converter_run: %s",
+				   c ? "index past the sources" : "NULL converter");
+	dev = c->session->device;
+	pthread_mutex_lock(&c->session->queue_lock);
+	r = vkQueueSubmit(c->session->queue, 1,
+			  &(VkSubmitInfo){
+				  .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
+				  .commandBufferCount = 1,
+				  .pCommandBuffers = &c->cmds[index],
+			  },
+			  c->fence);
+	pthread_mutex_unlock(&c->session->queue_lock);
+	if (r != VK_SUCCESS)
+		return vk_failed("vkQueueSubmit", r);
+	r = vkWaitForFences(dev, 1, &c->fence, VK_TRUE, UINT64_MAX);
+	if (r == VK_SUCCESS)
+		r = vkResetFences(dev, 1, &c->fence);
+	return r == VK_SUCCESS ? 0 : vk_failed("vkWaitForFences", r);
 }

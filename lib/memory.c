@@ -29,6 +29,8 @@ struct llmem_page {
 	int fd;
 	void *host_ptr;
 	uint64_t host_len;
+	/* llmem_memory_map_page() calls not yet unmapped. */
+	uint32_t raw_maps;
 };
 
 struct llmem_memory {
@@ -44,8 +46,11 @@ struct llmem_memory {
 
 	uint32_t sharing;
 	uint32_t backend;
+	uint32_t options;
 	/* The DMA-BUF llmem_memory_import_dmabuf() is turning into a page. */
 	int import_fd;
+	/* The host memory llmem_memory_import_host() is turning into a page. */
+	void *import_ptr;
 
 	/* Indexed by the pool's page index; vk is NULL where no page lives. */
 	struct llmem_page *pages;
@@ -77,17 +82,21 @@ static int shared_page_create(struct llmem_memory *m, uint32_t index, uint64_t s
 	struct llmem_page_backing b;
 	int ret;
 
-	if (m->sharing == LLMEM_SHARING_IMPORT && m->import_fd < 0)
+	if (m->sharing == LLMEM_SHARING_IMPORT && m->import_fd < 0 && !m->import_ptr)
 		return llmem_error(
 			-ENOMEM,
 			"memory '%s' has no imported page with room; it takes pages only "
 			"from llmem_memory_import_dmabuf()",
 			m->name);
-	if (m->sharing == LLMEM_SHARING_IMPORT)
+	if (m->sharing == LLMEM_SHARING_IMPORT && m->import_ptr)
+		ret = llmem_share_page_import_host(m->session, m->type_index, m->import_ptr, size,
+						   &b);
+	else if (m->sharing == LLMEM_SHARING_IMPORT)
 		ret = llmem_share_page_import(m->session, m->backend, m->type_index, m->import_fd,
 					      size, &b);
 	else
-		ret = llmem_share_page_alloc(m->session, m->backend, m->type_index, size, &b);
+		ret = llmem_share_page_alloc(m->session, m->backend, m->type_index, size,
+					     m->options & LLMEM_MEMORY_CONTIGUOUS, &b);
 	if (ret)
 		return ret;
 	p->vk = b.vk;
@@ -183,7 +192,10 @@ LLMEM_PUBLIC int llmem_memory_create(struct llmem_session *s,
 	static const struct llmem_memory_create_info defaults;
 	const struct llmem_memory_create_info *ci = info ? info : &defaults;
 	uint32_t want = ci->flags ? ci->flags : LLMEM_MEMORY_DEVICE_LOCAL;
-	uint64_t page_size = ci->page_size ? ci->page_size : LLMEM_MEMORY_DEFAULT_PAGE_SIZE;
+	bool contiguous = ci->options & LLMEM_MEMORY_CONTIGUOUS;
+	uint64_t page_size = ci->page_size ? ci->page_size
+			     : contiguous  ? LLMEM_MEMORY_CONTIGUOUS_MAX_PAGE_SIZE
+					   : LLMEM_MEMORY_DEFAULT_PAGE_SIZE;
 	uint32_t backend = LLMEM_BACKEND_VULKAN;
 	struct llmem_memory *m;
 	int type, ret;
@@ -193,28 +205,44 @@ LLMEM_PUBLIC int llmem_memory_create(struct llmem_session *s,
 	*out = NULL;
 	if (want & ~FLAG_MASK)
 		return llmem_error(-EINVAL, "memory: unknown flags 0x%x", want & ~FLAG_MASK);
-	if (ci->options & ~(uint32_t)LLMEM_MEMORY_EXACT_MATCH)
+	if (ci->options & ~(uint32_t)(LLMEM_MEMORY_EXACT_MATCH | LLMEM_MEMORY_CONTIGUOUS))
 		return llmem_error(-EINVAL, "memory: unknown options 0x%x", ci->options);
 	if (page_size % 4096)
 		return llmem_error(-EINVAL, "memory: page size %llu is not a multiple of 4096",
 				   (unsigned long long)page_size);
-	if (ci->sharing > LLMEM_SHARING_IMPORT)
+	if (ci->sharing > LLMEM_SHARING_OPAQUE_FD)
 		return llmem_error(-EINVAL, "memory: unknown sharing %u", ci->sharing);
-	if (ci->backend > LLMEM_BACKEND_IMPORT_HOST_POINTER ||
+	if (ci->backend > LLMEM_BACKEND_VULKAN_OPAQUE_FD ||
 	    (ci->backend && ci->sharing == LLMEM_SHARING_NONE))
 		return llmem_error(-EINVAL, "memory: backend %u with sharing %u", ci->backend,
 				   ci->sharing);
+	if (contiguous && page_size > LLMEM_MEMORY_CONTIGUOUS_MAX_PAGE_SIZE)
+		return llmem_error(-EINVAL,
+				   "memory: page size %llu is above %llu, the largest contiguous "
+				   "page",
+				   (unsigned long long)page_size,
+				   (unsigned long long)LLMEM_MEMORY_CONTIGUOUS_MAX_PAGE_SIZE);
+	if (contiguous && (ci->sharing != LLMEM_SHARING_DMABUF ||
+			   (ci->backend && ci->backend != LLMEM_BACKEND_LLMEM_DMABUF &&
+			    ci->backend != LLMEM_BACKEND_LLMEM_HOST_POINTER)))
+		return llmem_error(-EINVAL,
+				   "memory: contiguous pages need sharing DMA-BUF and come only "
+				   "from llmem.ko");
 	type = choose_type(s, want, ci->options & LLMEM_MEMORY_EXACT_MATCH);
 	if (type < 0)
 		return llmem_error(-ENOTSUP, "memory: no memory type has %sflags 0x%x",
 				   ci->options & LLMEM_MEMORY_EXACT_MATCH ? "exactly the " : "",
 				   want);
 	if (ci->sharing == LLMEM_SHARING_DMABUF) {
-		ret = llmem_share_choose(s, (uint32_t)type, ci->backend, &backend);
+		ret = llmem_share_choose(s, (uint32_t)type, ci->backend, contiguous, &backend);
 		if (ret)
 			return ret;
 	} else if (ci->sharing == LLMEM_SHARING_IMPORT) {
 		ret = llmem_share_choose_import(s, ci->backend, &backend);
+		if (ret)
+			return ret;
+	} else if (ci->sharing == LLMEM_SHARING_OPAQUE_FD) {
+		ret = llmem_share_choose_opaque_fd(s, (uint32_t)type, ci->backend, &backend);
 		if (ret)
 			return ret;
 	}
@@ -228,6 +256,7 @@ LLMEM_PUBLIC int llmem_memory_create(struct llmem_session *s,
 	m->page_size = page_size;
 	m->sharing = ci->sharing;
 	m->backend = backend;
+	m->options = ci->options;
 	m->import_fd = -1;
 	snprintf(m->name, sizeof(m->name), "%s", ci->name ? ci->name : "memory");
 	pthread_mutex_init(&m->lock, NULL);
@@ -306,6 +335,10 @@ LLMEM_PUBLIC int llmem_memory_get_info(struct llmem_memory *m, struct llmem_memo
 	info->mappable = !!(m->flags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT);
 	info->sharing = m->sharing;
 	info->backend = m->backend;
+	info->coherent = !!(m->flags & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
+	if (info->mappable && !info->coherent)
+		info->non_coherent_atom_size = m->session->props.limits.nonCoherentAtomSize;
+	info->options = m->options;
 	for (uint32_t i = 0; i < m->pages_cap; i++)
 		info->mapped_pages += m->pages[i].map != NULL;
 	pthread_mutex_unlock(&m->lock);
@@ -646,4 +679,297 @@ VkResult llmem_memory_bind(struct llmem_memory *m, uint32_t page, uint64_t offse
 		r = vkBindImageMemory(dev, image, m->pages[page].vk, offset);
 	pthread_mutex_unlock(&m->lock);
 	return r;
+}
+
+LLMEM_PUBLIC int llmem_memory_get_page_stats(struct llmem_memory *m, uint32_t page,
+					     struct llmem_page_stats *stats)
+{
+	struct llmem_block_stats bs;
+	struct llmem_pool_stats ps;
+	int ret = 0;
+
+	if (!m || !stats)
+		return llmem_error(-EINVAL, "memory page stats: NULL argument");
+	memset(stats, 0, sizeof(*stats));
+	pthread_mutex_lock(&m->lock);
+	if (page == LLMEM_ALL_PAGES) {
+		llmem_pool_stats(m->pool, &ps);
+		stats->pages = ps.pages;
+		stats->dedicated_pages = ps.dedicated_pages;
+		stats->bytes = ps.bytes;
+		stats->used_bytes = ps.used_bytes;
+		stats->free_bytes = ps.free_bytes;
+		stats->free_ranges = ps.free_ranges;
+		stats->largest_free = ps.largest_free;
+		stats->objects = ps.allocations;
+	} else if (llmem_pool_page_stats(m->pool, page, &bs)) {
+		ret = llmem_error(-ENOENT, "memory '%s': no page %u", m->name, page);
+	} else {
+		stats->pages = 1;
+		stats->dedicated_pages = llmem_pool_page_dedicated(m->pool, page) == 1;
+		stats->bytes = bs.size;
+		stats->used_bytes = bs.used_bytes;
+		stats->free_bytes = bs.free_bytes;
+		stats->free_ranges = bs.free_ranges;
+		stats->largest_free = bs.largest_free;
+		stats->objects = bs.allocations;
+	}
+	pthread_mutex_unlock(&m->lock);
+	return ret;
+}
+
+static void json_string(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(out, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(out, "\\u%04x", c);
+		else
+			fputc(c, out);
+	}
+	fputc('"', out);
+}
+
+LLMEM_PUBLIC int llmem_memory_dump_json(struct llmem_memory *m, FILE *out)
+{
+	int ret;
+
+	if (!m || !out)
+		return llmem_error(-EINVAL, "memory dump: NULL argument");
+	pthread_mutex_lock(&m->lock);
+	fprintf(out, "{\"name\": ");
+	json_string(out, m->name);
+	fprintf(out, ", \"memory_type_index\": %u, \"flags\": %u, \"pool\": ", m->type_index,
+		m->flags);
+	ret = llmem_pool_dump_json(m->pool, out);
+	fprintf(out, ", \"objects\": [");
+	for (struct llmem_object *o = m->first; o; o = o->next) {
+		fprintf(out, "%s\n  {\"kind\": \"%s\", \"id\": %llu, \"name\": ",
+			o == m->first ? "" : ",", kind_name(o->kind), (unsigned long long)o->id);
+		json_string(out, o->name);
+		fprintf(out,
+			", \"page\": %u, \"offset\": %llu, \"left_padding\": %llu, "
+			"\"size\": %llu}",
+			o->alloc.page, (unsigned long long)o->alloc.offset,
+			(unsigned long long)o->alloc.left_padding,
+			(unsigned long long)o->alloc.size);
+	}
+	fprintf(out, "]}\n");
+	pthread_mutex_unlock(&m->lock);
+	if (ret || ferror(out))
+		return llmem_error(-EIO, "memory '%s': writing the JSON dump failed", m->name);
+	return 0;
+}
+
+/*
+ * Raw pages (vkgdr's raw memory) and wrapped host memory: pages used
+ * without, or before, any object.
+ */
+LLMEM_PUBLIC int llmem_memory_add_page(struct llmem_memory *m, uint64_t size, uint32_t *page)
+{
+	int ret;
+
+	if (!m || !page)
+		return llmem_error(-EINVAL, "add page: NULL argument");
+	if (!size || size % 4096)
+		return llmem_error(-EINVAL,
+				   "add page: size %llu is not a non-zero multiple of 4096",
+				   (unsigned long long)size);
+	if (m->sharing == LLMEM_SHARING_IMPORT)
+		return llmem_error(-EINVAL,
+				   "add page: memory '%s' takes pages only from imports (sharing "
+				   "LLMEM_SHARING_IMPORT)",
+				   m->name);
+	pthread_mutex_lock(&m->lock);
+	m->page_failed = false;
+	ret = llmem_pool_add_page(m->pool, size, page);
+	pthread_mutex_unlock(&m->lock);
+	if (ret && !m->page_failed)
+		llmem_error(ret, "add page: memory '%s': no page of %llu bytes", m->name,
+			    (unsigned long long)size);
+	return ret;
+}
+
+LLMEM_PUBLIC int llmem_memory_map_page(struct llmem_memory *m, uint32_t page, void **ptr)
+{
+	struct llmem_page *p;
+	VkResult r;
+	int ret = 0;
+
+	if (!m || !ptr)
+		return llmem_error(-EINVAL, "map page: NULL argument");
+	if (!(m->flags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT))
+		return llmem_error(-EPERM, "memory '%s' is not host visible: it cannot be mapped",
+				   m->name);
+	pthread_mutex_lock(&m->lock);
+	p = live_page(m, page);
+	if (!p) {
+		ret = llmem_error(-EINVAL, "map page: memory '%s' has no page %u", m->name, page);
+		goto out_unlock;
+	}
+	if (!p->map) {
+		r = vkMapMemory(m->session->device, p->vk, 0, VK_WHOLE_SIZE, 0, &p->map);
+		if (r != VK_SUCCESS) {
+			p->map = NULL;
+			ret = llmem_error(-EIO, "memory '%s': vkMapMemory of page %u: %s", m->name,
+					  page, llmem_vk_result_name(r));
+			goto out_unlock;
+		}
+	}
+	p->map_count++;
+	p->raw_maps++;
+	*ptr = p->map;
+out_unlock:
+	pthread_mutex_unlock(&m->lock);
+	return ret;
+}
+
+LLMEM_PUBLIC int llmem_memory_unmap_page(struct llmem_memory *m, uint32_t page)
+{
+	struct llmem_page *p;
+	int ret = 0;
+
+	if (!m)
+		return llmem_error(-EINVAL, "unmap page: NULL memory");
+	pthread_mutex_lock(&m->lock);
+	p = live_page(m, page);
+	if (!p || !p->raw_maps) {
+		ret = llmem_error(-EINVAL, "unmap page: page %u of memory '%s' is not mapped", page,
+				  m->name);
+	} else {
+		p->raw_maps--;
+		if (--p->map_count == 0) {
+			vkUnmapMemory(m->session->device, p->vk);
+			p->map = NULL;
+		}
+	}
+	pthread_mutex_unlock(&m->lock);
+	return ret;
+}
+
+static int sync_page(struct llmem_memory *m, uint32_t page, uint64_t offset, uint64_t size,
+		     bool flush)
+{
+	const char *what = flush ? "flush page" : "invalidate page";
+	uint64_t atom = m->session->props.limits.nonCoherentAtomSize;
+	VkMappedMemoryRange range = { .sType = VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE };
+	struct llmem_page *p;
+	VkResult r;
+	int ret = 0;
+
+	pthread_mutex_lock(&m->lock);
+	p = live_page(m, page);
+	if (!p || !p->map) {
+		ret = llmem_error(-EINVAL, "%s: page %u of memory '%s' is not mapped", what, page,
+				  m->name);
+		goto out_unlock;
+	}
+	if (size == LLMEM_WHOLE_SIZE && offset <= p->size)
+		size = p->size - offset;
+	if (offset > p->size || size > p->size - offset) {
+		ret = llmem_error(-EINVAL,
+				  "%s: range [%llu, +%llu) lies outside page %u's %llu bytes", what,
+				  (unsigned long long)offset, (unsigned long long)size, page,
+				  (unsigned long long)p->size);
+		goto out_unlock;
+	}
+	if (!size)
+		goto out_unlock;
+	/* Write-combined stores (the BAR) reach the device in order after this. */
+	if (flush)
+		atomic_thread_fence(memory_order_seq_cst);
+	range.memory = p->vk;
+	range.offset = offset / atom * atom;
+	range.size = (offset + size + atom - 1) / atom * atom;
+	if (range.size > p->size)
+		range.size = p->size;
+	range.size -= range.offset;
+	if (flush)
+		r = vkFlushMappedMemoryRanges(m->session->device, 1, &range);
+	else
+		r = vkInvalidateMappedMemoryRanges(m->session->device, 1, &range);
+	if (r != VK_SUCCESS)
+		ret = llmem_error(-EIO, "%s: %s", what, llmem_vk_result_name(r));
+out_unlock:
+	pthread_mutex_unlock(&m->lock);
+	return ret;
+}
+
+LLMEM_PUBLIC int llmem_memory_flush_page(struct llmem_memory *m, uint32_t page, uint64_t offset,
+					 uint64_t size)
+{
+	if (!m)
+		return llmem_error(-EINVAL, "flush page: NULL memory");
+	return sync_page(m, page, offset, size, true);
+}
+
+LLMEM_PUBLIC int llmem_memory_invalidate_page(struct llmem_memory *m, uint32_t page,
+					      uint64_t offset, uint64_t size)
+{
+	if (!m)
+		return llmem_error(-EINVAL, "invalidate page: NULL memory");
+	return sync_page(m, page, offset, size, false);
+}
+
+LLMEM_PUBLIC int llmem_memory_import_host(struct llmem_memory *m, void *ptr, uint64_t size,
+					  uint32_t *page)
+{
+	uint64_t align;
+	int ret;
+
+	if (!m || !ptr || !page)
+		return llmem_error(-EINVAL, "import host: NULL argument");
+	if (m->sharing != LLMEM_SHARING_IMPORT || m->backend != LLMEM_BACKEND_IMPORT_HOST_POINTER)
+		return llmem_error(-EINVAL,
+				   "import host: memory '%s' was not created with "
+				   "LLMEM_SHARING_IMPORT and LLMEM_BACKEND_IMPORT_HOST_POINTER",
+				   m->name);
+	align = m->session->info.min_imported_host_pointer_alignment;
+	if ((uintptr_t)ptr % align)
+		return llmem_error(-EINVAL,
+				   "import host: pointer %p is not aligned to %llu bytes "
+				   "(minImportedHostPointerAlignment)",
+				   ptr, (unsigned long long)align);
+	if (!size || size % align)
+		return llmem_error(
+			-EINVAL,
+			"import host: size %llu is not a non-zero multiple of %llu bytes "
+			"(minImportedHostPointerAlignment)",
+			(unsigned long long)size, (unsigned long long)align);
+	pthread_mutex_lock(&m->lock);
+	m->import_ptr = ptr;
+	ret = llmem_pool_add_page(m->pool, size, page);
+	m->import_ptr = NULL;
+	pthread_mutex_unlock(&m->lock);
+	return ret;
+}
+
+LLMEM_PUBLIC int llmem_memory_export_page_opaque_fd(struct llmem_memory *m, uint32_t page, int *fd)
+{
+	struct llmem_page_backing b;
+	struct llmem_page *p;
+	int ret;
+
+	if (!m || !fd)
+		return llmem_error(-EINVAL, "export opaque fd: NULL argument");
+	if (m->sharing != LLMEM_SHARING_OPAQUE_FD)
+		return llmem_error(-ENOTSUP,
+				   "export opaque fd: memory '%s' was not created with "
+				   "LLMEM_SHARING_OPAQUE_FD",
+				   m->name);
+	pthread_mutex_lock(&m->lock);
+	p = live_page(m, page);
+	if (p) {
+		page_to_backing(p, &b);
+		ret = llmem_share_page_export_opaque_fd(m->session, m->backend, &b, fd);
+	} else {
+		ret = llmem_error(-EINVAL, "export opaque fd: memory '%s' has no page %u", m->name,
+				  page);
+	}
+	pthread_mutex_unlock(&m->lock);
+	return ret;
 }

@@ -137,13 +137,10 @@ static int pipeline_init(VkDevice dev, const struct pipeline_desc *d, struct llm
 	return 0;
 }
 
-int llmem_pipeline_dispatch(struct llmem_session *s, VkCommandBuffer cmd, enum llmem_pipeline_id id,
-			    const VkBuffer *buffers, const void *push, uint32_t groups_x,
-			    uint32_t groups_y)
+int llmem_pipeline_get(struct llmem_session *s, enum llmem_pipeline_id id,
+		       struct llmem_pipeline **out)
 {
 	struct llmem_pipeline *p = &s->pipelines[id];
-	VkDescriptorBufferInfo infos[2];
-	VkWriteDescriptorSet writes[2];
 	int ret;
 
 	if (!p->pipeline) {
@@ -153,11 +150,21 @@ int llmem_pipeline_dispatch(struct llmem_session *s, VkCommandBuffer cmd, enum l
 			return ret;
 		}
 	}
+	*out = p;
+	return 0;
+}
+
+void llmem_pipeline_write_set(struct llmem_session *s, const struct llmem_pipeline *p,
+			      VkDescriptorSet set, const VkBuffer *buffers)
+{
+	VkDescriptorBufferInfo infos[2];
+	VkWriteDescriptorSet writes[2];
+
 	for (uint32_t i = 0; i < p->buffer_count; i++) {
 		infos[i] = (VkDescriptorBufferInfo){ .buffer = buffers[i], .range = VK_WHOLE_SIZE };
 		writes[i] = (VkWriteDescriptorSet){
 			.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
-			.dstSet = p->set,
+			.dstSet = set,
 			.dstBinding = i,
 			.descriptorCount = 1,
 			.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
@@ -165,11 +172,30 @@ int llmem_pipeline_dispatch(struct llmem_session *s, VkCommandBuffer cmd, enum l
 		};
 	}
 	vkUpdateDescriptorSets(s->device, p->buffer_count, writes, 0, NULL);
+}
+
+void llmem_pipeline_record(const struct llmem_pipeline *p, VkCommandBuffer cmd, VkDescriptorSet set,
+			   const void *push, uint32_t groups_x, uint32_t groups_y)
+{
 	vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p->pipeline);
-	vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p->layout, 0, 1, &p->set, 0,
+	vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p->layout, 0, 1, &set, 0,
 				NULL);
 	vkCmdPushConstants(cmd, p->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, p->push_size, push);
 	vkCmdDispatch(cmd, groups_x, groups_y, 1);
+}
+
+int llmem_pipeline_dispatch(struct llmem_session *s, VkCommandBuffer cmd, enum llmem_pipeline_id id,
+			    const VkBuffer *buffers, const void *push, uint32_t groups_x,
+			    uint32_t groups_y)
+{
+	struct llmem_pipeline *p;
+	int ret;
+
+	ret = llmem_pipeline_get(s, id, &p);
+	if (ret)
+		return ret;
+	llmem_pipeline_write_set(s, p, p->set, buffers);
+	llmem_pipeline_record(p, cmd, p->set, push, groups_x, groups_y);
 	return 0;
 }
 

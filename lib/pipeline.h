@@ -40,6 +40,21 @@ int llmem_pipeline_dispatch(struct llmem_session *s, VkCommandBuffer cmd, enum l
 			    const VkBuffer *buffers, const void *push, uint32_t groups_x,
 			    uint32_t groups_y);
 
+/*
+ * The pipeline @id, built on first use.  The caller holds the session's
+ * queue lock, which serialises building it.
+ */
+int llmem_pipeline_get(struct llmem_session *s, enum llmem_pipeline_id id,
+		       struct llmem_pipeline **out);
+
+/* Points descriptor set @set (of @p's set layout) at whole @buffers. */
+void llmem_pipeline_write_set(struct llmem_session *s, const struct llmem_pipeline *p,
+			      VkDescriptorSet set, const VkBuffer *buffers);
+
+/* Records binding @p with @set, its push constants and a dispatch. */
+void llmem_pipeline_record(const struct llmem_pipeline *p, VkCommandBuffer cmd, VkDescriptorSet set,
+			   const void *push, uint32_t groups_x, uint32_t groups_y);
+
 /* Destroys the pipelines built so far; at session destruction. */
 void llmem_pipelines_destroy(struct llmem_session *s);
 

@@ -273,6 +273,13 @@ int llmem_pool_page_stats(const struct llmem_pool *pool, uint32_t page_index,
 	return 0;
 }
 
+int llmem_pool_page_dedicated(const struct llmem_pool *pool, uint32_t page_index)
+{
+	if (page_index >= pool->page_limit || !pool->pages[page_index].block)
+		return -ENOENT;
+	return pool->pages[page_index].dedicated;
+}
+
 void llmem_pool_stats(const struct llmem_pool *pool, struct llmem_pool_stats *stats)
 {
 	*stats = (struct llmem_pool_stats){ 0 };

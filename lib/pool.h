@@ -124,6 +124,10 @@ uint32_t llmem_pool_page_limit(const struct llmem_pool *pool);
 int llmem_pool_page_stats(const struct llmem_pool *pool, uint32_t page_index,
 			  struct llmem_block_stats *stats);
 
+/* Return: 1 for a page made for one object larger than the page size, 0
+ * for another live page, -ENOENT when no page @page_index lives. */
+int llmem_pool_page_dedicated(const struct llmem_pool *pool, uint32_t page_index);
+
 void llmem_pool_stats(const struct llmem_pool *pool, struct llmem_pool_stats *stats);
 
 /*

@@ -8,6 +8,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include <linux/llmem.h>
 #include <linux/videodev2.h>
 
 #include <llmem/convert.h>
@@ -258,6 +259,25 @@ static int check_slot(struct llmem_v4l2 *dev, uint32_t index, enum llmem_v4l2_me
 	return 0;
 }
 
+/*
+ * Whether llmem.ko says the DMA-BUF @fd is physically contiguous: 1 or 0;
+ * -1 when it cannot tell (no /dev/llmem).  Only llmem's own buffers can be
+ * contiguous as far as it knows; a foreign one reads as not.
+ */
+static int dmabuf_contiguous(int fd)
+{
+	struct llmem_info info = { .fd = (__u32)fd };
+	int dev = open("/dev/llmem", O_RDWR | O_CLOEXEC);
+	int ret;
+
+	if (dev < 0)
+		return -1;
+	ret = ioctl(dev, LLMEM_IOC_INFO, &info) == -1 ? -1
+						      : !!(info.state & LLMEM_STATE_CONTIGUOUS);
+	close(dev);
+	return ret;
+}
+
 LLMEM_PUBLIC int llmem_v4l2_queue_dmabuf(struct llmem_v4l2 *dev, uint32_t index, int fd,
 					 uint32_t length)
 {
@@ -268,6 +288,7 @@ LLMEM_PUBLIC int llmem_v4l2_queue_dmabuf(struct llmem_v4l2 *dev, uint32_t index,
 		.length = length,
 	};
 	int ret = check_slot(dev, index, LLMEM_V4L2_MEMORY_DMABUF, "llmem_v4l2_queue_dmabuf");
+	int contiguous;
 
 	if (ret)
 		return ret;
@@ -275,7 +296,20 @@ LLMEM_PUBLIC int llmem_v4l2_queue_dmabuf(struct llmem_v4l2 *dev, uint32_t index,
 		return llmem_error(-EINVAL, "llmem_v4l2_queue_dmabuf: %u bytes, a frame needs %u",
 				   length, dev->format.sizeimage);
 	buf.m.fd = fd;
-	return V4L2_CALL(dev, VIDIOC_QBUF, &buf);
+	ret = V4L2_CALL(dev, VIDIOC_QBUF, &buf);
+	if (ret != -EFAULT)
+		return ret;
+	/* videobuf2-dma-contig refuses a buffer it cannot map as one range. */
+	contiguous = dmabuf_contiguous(fd);
+	if (contiguous != 1)
+		ret = llmem_error(-EFAULT,
+				  "VIDIOC_QBUF on %s: Bad address: the driver (%s) cannot use "
+				  "DMA-BUF %d, whose pages %s; it probably needs physically "
+				  "contiguous memory: create the memory with "
+				  "LLMEM_MEMORY_CONTIGUOUS",
+				  dev->path, dev->driver, fd,
+				  contiguous ? "may be scattered" : "are not contiguous");
+	return ret;
 }
 
 LLMEM_PUBLIC int llmem_v4l2_queue(struct llmem_v4l2 *dev, uint32_t index)

@@ -45,6 +45,9 @@ static LIST_HEAD(llmem_buffers);
 static LIST_HEAD(llmem_tracked);
 static struct dentry *llmem_debugfs;
 
+/* The largest block the buddy allocator hands out: 4 MiB on x86. */
+#define LLMEM_MAX_CONTIGUOUS ((u64)MAX_ORDER_NR_PAGES << PAGE_SHIFT)
+
 /**
  * struct llmem_buffer - the pages behind one exported DMA-BUF
  * @dmabuf: the DMA-BUF exporting them
@@ -58,6 +61,7 @@ static struct dentry *llmem_debugfs;
  * @device_write_maps: those mapped in a direction that lets the device write
  * @cpu_mmaps: user-space VMAs of the buffer
  * @owner: thread group id of the process that allocated it
+ * @contiguous: @pages are physically contiguous, in order
  */
 struct llmem_buffer {
 	struct dma_buf *dmabuf;
@@ -71,6 +75,7 @@ struct llmem_buffer {
 	unsigned int device_write_maps;
 	atomic_t cpu_mmaps;
 	pid_t owner;
+	bool contiguous;
 };
 
 /**
@@ -369,7 +374,8 @@ static const struct dma_buf_ops llmem_dma_buf_ops = {
 
 /*
  * Zeroed order-0 pages in bulk: the buffer is mapped page by page anyway, and
- * no importer llmem serves needs physically contiguous memory.
+ * only importers without an IOMMU need physically contiguous memory (see
+ * llmem_alloc_contiguous()).
  */
 static struct page **llmem_alloc_pages(pgoff_t count)
 {
@@ -399,17 +405,48 @@ out_free_pages:
 	return NULL;
 }
 
+/*
+ * One zeroed block of the buddy allocator, split into order-0 pages so that
+ * mmap, vmap and the sg_table treat it like any other buffer (the sg_table
+ * merges it into one entry); alloc_pages_exact() frees the pages past @count
+ * at once.  Debian's x86 kernels have no CMA, so the largest block the buddy
+ * allocator holds is the limit.  __GFP_NORETRY fails a fragmented request
+ * at once rather than reclaiming hard or calling the OOM killer.
+ */
+static struct page **llmem_alloc_contiguous(pgoff_t count)
+{
+	gfp_t gfp = GFP_USER | __GFP_ZERO | __GFP_NOWARN | __GFP_NORETRY;
+	struct page **pages;
+	struct page *first;
+	void *vaddr;
+	pgoff_t i;
+
+	pages = kvcalloc(count, sizeof(*pages), GFP_KERNEL);
+	if (!pages)
+		return NULL;
+	vaddr = alloc_pages_exact(count << PAGE_SHIFT, gfp);
+	if (!vaddr) {
+		kvfree(pages);
+		return NULL;
+	}
+	first = virt_to_page(vaddr);
+	for (i = 0; i < count; i++)
+		pages[i] = first + i;
+	return pages;
+}
+
 /**
  * llmem_buffer_create() - allocate zeroed pages and export them
  * @size: bytes, already rounded to whole pages
+ * @contiguous: whether the pages must be physically contiguous
  *
  * The pages count against max_bytes from the moment they are reserved, so
  * that concurrent callers cannot together exceed it.
  *
  * Return: the new DMA-BUF, or an ERR_PTR(): -ENOMEM past max_bytes or when
- * the pages cannot be had.
+ * the pages (or, @contiguous, one block for them all) cannot be had.
  */
-static struct dma_buf *llmem_buffer_create(u64 size)
+static struct dma_buf *llmem_buffer_create(u64 size, bool contiguous)
 {
 	DEFINE_DMA_BUF_EXPORT_INFO(exp_info);
 	pgoff_t count = size >> PAGE_SHIFT;
@@ -433,8 +470,12 @@ static struct dma_buf *llmem_buffer_create(u64 size)
 	INIT_LIST_HEAD(&buf->node);
 	buf->pagecount = count;
 	buf->owner = task_tgid_nr(current);
+	buf->contiguous = contiguous;
 
-	buf->pages = llmem_alloc_pages(count);
+	if (contiguous)
+		buf->pages = llmem_alloc_contiguous(count);
+	else
+		buf->pages = llmem_alloc_pages(count);
 	if (!buf->pages) {
 		ret = -ENOMEM;
 		goto out_free_buf;
@@ -540,6 +581,8 @@ static int llmem_describe(struct dma_buf *dmabuf, struct llmem_info *info,
 	info->known |= LLMEM_KNOWN_DEVICE_MAPS | LLMEM_KNOWN_CPU_MMAPS |
 		       LLMEM_KNOWN_MAPPABLE;
 	info->state |= LLMEM_STATE_EXPORTED;
+	if (buf->contiguous)
+		info->state |= LLMEM_STATE_CONTIGUOUS;
 	if (!info->device_write_maps && !info->write_fences)
 		info->state |= LLMEM_STATE_MAPPABLE;
 	return 0;
@@ -569,10 +612,14 @@ static long llmem_ioctl_alloc(struct file *file, void *data,
 	if (!alloc->size || alloc->size > U64_MAX - PAGE_SIZE + 1)
 		return -EINVAL;
 	alloc->size = PAGE_ALIGN(alloc->size);
+	if (alloc->flags & LLMEM_ALLOC_CONTIGUOUS &&
+	    alloc->size > LLMEM_MAX_CONTIGUOUS)
+		return -E2BIG;
 	if (alloc->size > max_bytes)
 		return -ENOMEM;
 
-	dmabuf = llmem_buffer_create(alloc->size);
+	dmabuf = llmem_buffer_create(alloc->size,
+				     alloc->flags & LLMEM_ALLOC_CONTIGUOUS);
 	if (IS_ERR(dmabuf))
 		return PTR_ERR(dmabuf);
 
@@ -854,9 +901,11 @@ static void llmem_show_one(struct seq_file *m, struct dma_buf *dmabuf,
 			   info.device_write_maps, info.cpu_mmaps);
 	else
 		seq_puts(m, "    ?     ?     ? ");
-	seq_printf(m, "%5u %6u %8s ", info.vmaps, info.fences,
+	seq_printf(m, "%5u %6u %8s %6s ", info.vmaps, info.fences,
 		   !(info.known & LLMEM_KNOWN_MAPPABLE) ? "?" :
-		   info.state & LLMEM_STATE_MAPPABLE ? "yes" : "no");
+		   info.state & LLMEM_STATE_MAPPABLE ? "yes" : "no",
+		   !(info.state & LLMEM_STATE_EXPORTED) ? "?" :
+		   info.state & LLMEM_STATE_CONTIGUOUS ? "yes" : "no");
 	if (!info.attachments)
 		seq_putc(m, '-');
 	for (i = 0; i < min_t(u32, info.attachments, LLMEM_MAX_IMPORTERS); i++)
@@ -879,7 +928,7 @@ static int llmem_buffers_show(struct seq_file *m, void *unused)
 	if (!names)
 		return -ENOMEM;
 
-	seq_puts(m, "exporter             size     pid attach dmaps wmaps mmaps vmaps fences mappable importers name\n");
+	seq_puts(m, "exporter             size     pid attach dmaps wmaps mmaps vmaps fences mappable contig importers name\n");
 	mutex_lock(&llmem_lock);
 	list_for_each_entry(buf, &llmem_buffers, node)
 		llmem_show_one(m, buf->dmabuf, buf->owner, names);

@@ -1,8 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
  * llmem bench alloc: the standard allocation trace (design.md) through the
- * virtual pool, and in the same run through its peer, one vkAllocateMemory
- * per object.
+ * virtual pool, through the library's full Vulkan objects (buffers and
+ * images in a memory of 32 MiB pages), and in the same run through the
+ * peer, one vkAllocateMemory per object.
+ *
+ * Objects: a buffer operation is llmem_buffer_create() of its size (default
+ * usage), an image operation llmem_image_create() of a 2-D RGBA8 (u8, four
+ * channels) image 1024 texels wide and size / 4096 rows high, whose tightly
+ * packed bytes are exactly the operation's size (image sizes are multiples
+ * of 4096); a free is llmem_buffer_destroy() or llmem_image_destroy().
  *
  * Each operation is timed on its own with CLOCK_MONOTONIC, less the cost of
  * reading the clock measured beforehand, to split allocations from frees;
@@ -17,6 +24,8 @@
 
 #include <vulkan/vulkan.h>
 
+#include <llmem/llmem.h>
+
 #include "alloc_trace.h"
 #include "commands.h"
 #include "pool.h"
@@ -25,6 +34,8 @@
 
 struct figures {
 	double op_ns, alloc_ns, free_ns;
+	/* Objects only: allocations of buffers and of images apart. */
+	double buffer_ns, image_ns;
 };
 
 struct bench {
@@ -42,6 +53,14 @@ struct bench {
 	uint32_t memory_type;
 	char device_name[VK_MAX_PHYSICAL_DEVICE_NAME_SIZE];
 	VkDeviceMemory *memories;
+
+	/* Full objects through the library. */
+	struct llmem_session *session;
+	void **objects;
+	uint8_t *object_is_image; /* free operations do not say */
+	uint32_t obj_peak_pages;
+	double obj_fragmentation;
+	uint64_t obj_peak_bytes; /* bytes the pool held at the peak op, padding included */
 };
 
 static uint64_t now_ns(void)
@@ -52,14 +71,23 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* The cost of one now_ns(), taken off every timed operation. */
+/*
+ * The cost of one now_ns(), taken off every timed operation: the least of
+ * 20 batches, so that a batch preempted on a busy machine does not count.
+ */
 static double clock_cost(void)
 {
-	uint64_t t0 = now_ns(), t = t0;
+	double best = 1e9;
 
-	for (int i = 0; i < 100000; i++)
-		t = now_ns();
-	return (double)(t - t0) / 100000;
+	for (int batch = 0; batch < 20; batch++) {
+		uint64_t t0 = now_ns(), t = t0;
+
+		for (int i = 0; i < 5000; i++)
+			t = now_ns();
+		if ((double)(t - t0) / 5000 < best)
+			best = (double)(t - t0) / 5000;
+	}
+	return best;
 }
 
 static void find_peak(struct bench *b)
@@ -278,6 +306,115 @@ static int run_peer(struct bench *b, size_t ops, int timed, struct figures *f)
 	return 0;
 }
 
+#define OBJECT_IMAGE_WIDTH 1024
+
+static int object_alloc(struct llmem_memory *m, const struct alloc_trace_op *op, void **out)
+{
+	if (op->image) {
+		struct llmem_image_create_info ci = {
+			.ndim = 3,
+			.shape = { (uint32_t)(op->size / (OBJECT_IMAGE_WIDTH * 4)),
+				   OBJECT_IMAGE_WIDTH, 4 },
+			.channel_type = LLMEM_CHANNEL_U8,
+		};
+
+		return llmem_image_create(m, &ci, (struct llmem_image **)out);
+	}
+	return llmem_buffer_create(m, &(struct llmem_buffer_create_info){ .size = op->size },
+				   (struct llmem_buffer **)out);
+}
+
+static void object_free(struct bench *b, uint32_t id)
+{
+	if (b->object_is_image[id])
+		llmem_image_destroy(b->objects[id]);
+	else
+		llmem_buffer_destroy(b->objects[id]);
+	b->objects[id] = NULL;
+}
+
+/* The same trace, one library buffer or image per object. */
+static int run_objects(struct bench *b, size_t ops, int timed, struct figures *f)
+{
+	struct llmem_memory_create_info mci = {
+		.page_size = LLMEM_MEMORY_DEFAULT_PAGE_SIZE,
+		.name = "bench alloc",
+	};
+	uint64_t alloc_ns = 0, free_ns = 0, allocs = 0, frees = 0, t0, t1, start;
+	uint64_t image_ns = 0, images = 0;
+	const struct alloc_trace *t = b->trace;
+	struct llmem_memory_info mi;
+	struct llmem_memory *m;
+	int ret = 0;
+	size_t i;
+
+	ret = llmem_memory_create(b->session, &mci, &m);
+	if (ret)
+		goto out_message;
+	memset(b->objects, 0, t->objects * sizeof(*b->objects));
+	b->obj_peak_pages = 0;
+	start = now_ns();
+	for (i = 0; i < ops; i++) {
+		const struct alloc_trace_op *op = &t->ops[i];
+
+		t0 = timed ? now_ns() : 0;
+		if (op->free) {
+			object_free(b, op->id);
+		} else {
+			b->object_is_image[op->id] = op->image;
+			ret = object_alloc(m, op, &b->objects[op->id]);
+		}
+		if (!timed) {
+			if (ret)
+				break;
+			continue;
+		}
+		t1 = now_ns();
+		if (ret)
+			break;
+		if (op->free) {
+			free_ns += t1 - t0;
+			frees++;
+			continue;
+		}
+		alloc_ns += t1 - t0;
+		allocs++;
+		if (op->image) {
+			image_ns += t1 - t0;
+			images++;
+		}
+		llmem_memory_get_info(m, &mi);
+		if (mi.page_count > b->obj_peak_pages)
+			b->obj_peak_pages = mi.page_count;
+		if (i == b->peak_op) {
+			struct llmem_page_stats ps;
+
+			llmem_memory_get_page_stats(m, LLMEM_ALL_PAGES, &ps);
+			b->obj_fragmentation = ps.free_bytes ? 1.0 - (double)ps.largest_free /
+									       (double)ps.free_bytes
+							     : 0;
+			b->obj_peak_bytes = ps.used_bytes;
+		}
+	}
+	f->op_ns = (double)(now_ns() - start) / (double)ops;
+	f->alloc_ns = allocs ? (double)alloc_ns / (double)allocs - b->clock_ns : 0;
+	f->free_ns = frees ? (double)free_ns / (double)frees - b->clock_ns : 0;
+	f->image_ns = images ? (double)image_ns / (double)images - b->clock_ns : 0;
+	f->buffer_ns = allocs > images ? (double)(alloc_ns - image_ns) / (double)(allocs - images) -
+						 b->clock_ns
+				       : 0;
+	for (uint32_t id = 0; id < t->objects; id++)
+		if (b->objects[id])
+			object_free(b, id);
+	llmem_memory_destroy(m);
+	if (!ret)
+		return 0;
+	fprintf(stderr, "llmem bench alloc: objects, at op %zu: ", i);
+out_message:
+	fprintf(stderr, "%s: %s\n", llmem_strerror(ret), llmem_last_error());
+	return ret;
+}
+
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -295,26 +432,32 @@ static struct summary summarise(double *v, int n)
 	return (struct summary){ v[n / 2], v[0], v[n - 1] };
 }
 
+typedef int (*run_fn)(struct bench *b, size_t ops, int timed, struct figures *f);
+
 /* Median, min and max over @runs of op/alloc/free figures. */
-static int measure(struct bench *b, int peer, size_t ops, int runs, struct summary out[3])
+static int measure(struct bench *b, run_fn run, size_t ops, int runs, struct summary out[5])
 {
-	double op[MAX_RUNS], al[MAX_RUNS], fr[MAX_RUNS];
+	double op[MAX_RUNS], al[MAX_RUNS], fr[MAX_RUNS], bu[MAX_RUNS], im[MAX_RUNS];
 	struct figures f, g;
 	int ret;
 
 	for (int r = 0; r < runs; r++) {
-		ret = peer ? run_peer(b, ops, 0, &g) : run_virtual(b, ops, 0, &g);
+		ret = run(b, ops, 0, &g);
 		if (!ret)
-			ret = peer ? run_peer(b, ops, 1, &f) : run_virtual(b, ops, 1, &f);
+			ret = run(b, ops, 1, &f);
 		if (ret)
 			return ret;
 		op[r] = g.op_ns;
 		al[r] = f.alloc_ns;
 		fr[r] = f.free_ns;
+		bu[r] = f.buffer_ns;
+		im[r] = f.image_ns;
 	}
 	out[0] = summarise(op, runs);
 	out[1] = summarise(al, runs);
 	out[2] = summarise(fr, runs);
+	out[3] = summarise(bu, runs);
+	out[4] = summarise(im, runs);
 	return 0;
 }
 
@@ -336,8 +479,43 @@ static void print_json_summary(const char *key, const struct summary *s)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: llmem bench alloc [--ops N] [--runs R] [--peer-ops K] "
-			"[--granularity G] [--json]\n");
+	fprintf(stderr, "usage: llmem bench alloc [--ops N] [--runs R] [--object-runs R] "
+			"[--peer-ops K] [--granularity G] [--no-objects] [--json]\n");
+}
+
+static void print_ratio(const char *what, const struct summary a[3], const struct summary b[3])
+{
+	printf("ratio %s: op %.5f (%.0fx faster), alloc %.5f (%.0fx), free %.5f (%.0fx)\n", what,
+	       a[0].med / b[0].med, b[0].med / a[0].med, a[1].med / b[1].med, b[1].med / a[1].med,
+	       a[2].med / b[2].med, b[2].med / a[2].med);
+}
+
+static void print_json_ratio(const char *key, const struct summary a[3], const struct summary b[3])
+{
+	printf(", \"%s\": {\"op\": %.5f, \"alloc\": %.5f, \"free\": %.5f}", key,
+	       a[0].med / b[0].med, a[1].med / b[1].med, a[2].med / b[2].med);
+}
+
+static void print_json_figures(const struct summary s[3])
+{
+	print_json_summary("op_ns", &s[0]);
+	printf(", ");
+	print_json_summary("alloc_ns", &s[1]);
+	printf(", ");
+	print_json_summary("free_ns", &s[2]);
+}
+
+/* A session without validation: the figures are the library's, not the layer's. */
+static int objects_open(struct bench *b)
+{
+	struct llmem_session_create_info ci = { .app_name = "llmem bench alloc" };
+	int ret;
+
+	ret = llmem_session_create(&ci, &b->session);
+	if (ret)
+		fprintf(stderr, "llmem bench alloc: objects: %s: %s\n", llmem_strerror(ret),
+			llmem_last_error());
+	return ret;
 }
 
 int llmem_bench_alloc(int argc, char **argv)
@@ -345,17 +523,20 @@ int llmem_bench_alloc(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "ops", required_argument, NULL, 'o' },
 		{ "runs", required_argument, NULL, 'r' },
+		{ "object-runs", required_argument, NULL, 'R' },
 		{ "peer-ops", required_argument, NULL, 'p' },
 		{ "granularity", required_argument, NULL, 'g' },
+		{ "no-objects", no_argument, NULL, 'n' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	size_t ops = 100000, peer_ops = 0;
-	struct summary virt[3], peer[3];
+	struct summary virt[5], peer[5], obj[5];
 	struct bench b = { .granularity = 1024 };
+	struct llmem_session_info si = { 0 };
 	struct alloc_trace trace;
-	int runs = 5, json = 0, c, ret, have_peer;
+	int runs = 5, object_runs = 0, json = 0, objects = 1, c, ret, have_peer, have_obj = 0;
 
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
@@ -365,11 +546,17 @@ int llmem_bench_alloc(int argc, char **argv)
 		case 'r':
 			runs = atoi(optarg);
 			break;
+		case 'R':
+			object_runs = atoi(optarg);
+			break;
 		case 'p':
 			peer_ops = strtoull(optarg, NULL, 0);
 			break;
 		case 'g':
 			b.granularity = strtoull(optarg, NULL, 0);
+			break;
+		case 'n':
+			objects = 0;
 			break;
 		case 'j':
 			json = 1;
@@ -382,7 +569,10 @@ int llmem_bench_alloc(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (ops == 0 || runs < 1 || runs > MAX_RUNS) {
+	/* Full objects cost about 1 s a pass on lavapipe: 5 runs at most by default. */
+	if (object_runs == 0)
+		object_runs = runs < 5 ? runs : 5;
+	if (ops == 0 || runs < 1 || runs > MAX_RUNS || object_runs < 1 || object_runs > MAX_RUNS) {
 		usage();
 		return 2;
 	}
@@ -395,15 +585,22 @@ int llmem_bench_alloc(int argc, char **argv)
 	b.trace = &trace;
 	b.handles = calloc(trace.objects + 1, sizeof(*b.handles));
 	b.memories = calloc(trace.objects + 1, sizeof(*b.memories));
-	if (!b.handles || !b.memories)
+	b.objects = calloc(trace.objects + 1, sizeof(*b.objects));
+	b.object_is_image = calloc(trace.objects + 1, 1);
+	if (!b.handles || !b.memories || !b.objects || !b.object_is_image)
 		return 1;
 	find_peak(&b);
 	b.clock_ns = clock_cost();
 
-	ret = measure(&b, 0, ops, runs, virt);
+	ret = measure(&b, run_virtual, ops, runs, virt);
 	if (ret)
 		return 1;
-	have_peer = !vk_open(&b) && !measure(&b, 1, peer_ops, runs, peer);
+	if (objects && !objects_open(&b)) {
+		llmem_session_get_info(b.session, &si);
+		have_obj = !measure(&b, run_objects, ops, object_runs, obj);
+		llmem_session_destroy(b.session);
+	}
+	have_peer = !vk_open(&b) && !measure(&b, run_peer, peer_ops, runs, peer);
 	vk_close(&b);
 
 	if (json) {
@@ -412,26 +609,35 @@ int llmem_bench_alloc(int argc, char **argv)
 		       "\"virtual\": {",
 		       ops, ALLOC_TRACE_SEED, (unsigned long long)trace.checksum, runs,
 		       LLMEM_POOL_DEFAULT_PAGE_SIZE, (unsigned long long)b.granularity, b.clock_ns);
-		print_json_summary("op_ns", &virt[0]);
-		printf(", ");
-		print_json_summary("alloc_ns", &virt[1]);
-		printf(", ");
-		print_json_summary("free_ns", &virt[2]);
+		print_json_figures(virt);
 		printf(", \"pages_at_peak\": %u, \"peak_live_bytes\": %llu, "
 		       "\"fragmentation_at_peak\": %.4f}",
 		       b.peak_pages, (unsigned long long)b.peak_bytes, b.fragmentation);
+		if (have_obj) {
+			printf(", \"objects\": {\"device\": \"%s\", \"granularity\": %llu, "
+			       "\"runs\": %d, \"image_width\": %d, ",
+			       si.device_name, (unsigned long long)si.buffer_image_granularity,
+			       object_runs, OBJECT_IMAGE_WIDTH);
+			print_json_figures(obj);
+			printf(", ");
+			print_json_summary("buffer_alloc_ns", &obj[3]);
+			printf(", ");
+			print_json_summary("image_alloc_ns", &obj[4]);
+			printf(", \"pages_at_peak\": %u, \"peak_used_bytes\": %llu, "
+			       "\"fragmentation_at_peak\": %.4f}",
+			       b.obj_peak_pages, (unsigned long long)b.obj_peak_bytes,
+			       b.obj_fragmentation);
+			print_json_ratio("ratio_virtual_objects", virt, obj);
+		}
 		if (have_peer) {
 			printf(", \"peer\": {\"device\": \"%s\", \"memory_type\": %u, \"ops\": "
 			       "%zu, ",
 			       b.device_name, b.memory_type, peer_ops);
-			print_json_summary("op_ns", &peer[0]);
-			printf(", ");
-			print_json_summary("alloc_ns", &peer[1]);
-			printf(", ");
-			print_json_summary("free_ns", &peer[2]);
-			printf("}, \"ratio\": {\"op\": %.5f, \"alloc\": %.5f, \"free\": %.5f}",
-			       virt[0].med / peer[0].med, virt[1].med / peer[1].med,
-			       virt[2].med / peer[2].med);
+			print_json_figures(peer);
+			printf("}");
+			print_json_ratio("ratio", virt, peer);
+			if (have_obj)
+				print_json_ratio("ratio_objects_peer", obj, peer);
 		}
 		printf("}\n");
 	} else {
@@ -443,9 +649,28 @@ int llmem_bench_alloc(int argc, char **argv)
 		print_human("virtual", virt);
 		printf("  pages at peak          %u\n", b.peak_pages);
 		printf("  fragmentation at peak  %.4f  (1 - largest free / total free, after op "
-		       "%zu, "
-		       "%.1f MiB live)\n",
+		       "%zu, %.1f MiB live)\n",
 		       b.fragmentation, b.peak_op, (double)b.peak_bytes / (1 << 20));
+		if (have_obj) {
+			printf("objects: llmem buffers and %dx(size/%d) RGBA8 images in one memory "
+			       "of 32 MiB pages on %s,\n  granularity %llu, device alignments, "
+			       "%d runs%s:\n",
+			       OBJECT_IMAGE_WIDTH, OBJECT_IMAGE_WIDTH * 4, si.device_name,
+			       (unsigned long long)si.buffer_image_granularity, object_runs,
+			       object_runs < runs ? " (fewer: each pass is slow)" : "");
+			print_human("objects", obj);
+			printf("  %-22s median %10.1f   min %10.1f   max %10.1f   (objects)\n",
+			       "ns per buffer alloc", obj[3].med, obj[3].min, obj[3].max);
+			printf("  %-22s median %10.1f   min %10.1f   max %10.1f   (objects)\n",
+			       "ns per image alloc", obj[4].med, obj[4].min, obj[4].max);
+			printf("  pages at peak          %u\n", b.obj_peak_pages);
+			printf("  fragmentation at peak  %.4f  (after op %zu, %.1f MiB held by "
+			       "objects)\n",
+			       b.obj_fragmentation, b.peak_op,
+			       (double)b.obj_peak_bytes / (1 << 20));
+		} else if (objects) {
+			printf("objects: no session, not measured\n");
+		}
 		if (have_peer) {
 			printf("peer: one vkAllocateMemory per object on %s, memory type %u, %d "
 			       "runs",
@@ -454,17 +679,19 @@ int llmem_bench_alloc(int argc, char **argv)
 				printf(", first %zu ops of the trace only", peer_ops);
 			printf(":\n");
 			print_human("peer", peer);
-			printf("ratio virtual/peer: op %.5f (%.0fx faster), alloc %.5f (%.0fx), "
-			       "free %.5f (%.0fx)\n",
-			       virt[0].med / peer[0].med, peer[0].med / virt[0].med,
-			       virt[1].med / peer[1].med, peer[1].med / virt[1].med,
-			       virt[2].med / peer[2].med, peer[2].med / virt[2].med);
+			print_ratio("virtual/peer", virt, peer);
+			if (have_obj)
+				print_ratio("objects/peer", obj, peer);
 		} else {
 			printf("peer: no Vulkan device, not measured\n");
 		}
+		if (have_obj)
+			print_ratio("virtual/objects", virt, obj);
 	}
 	alloc_trace_release(&trace);
 	free(b.handles);
 	free(b.memories);
+	free(b.objects);
+	free(b.object_is_image);
 	return 0;
 }

@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,6 +57,8 @@ struct camera {
 	struct llmem_memory *rgba_memory;
 	struct llmem_buffer *rgba;
 	void *rgba_map;
+	/* The conversion of each frame buffer, recorded once. */
+	struct llmem_converter *converter;
 
 	double *cpu_us, *convert_us;
 };
@@ -96,10 +99,30 @@ static double median(double *v, uint32_t n)
 	return n ? v[n / 2] : 0;
 }
 
-static int setup_zero_copy(struct camera *c)
+/* Drops the zero-copy frames, to start again with other memory. */
+static void release_zero_copy(struct camera *c)
+{
+	llmem_v4l2_request_buffers(c->dev, LLMEM_V4L2_MEMORY_DMABUF, 0);
+	for (uint32_t i = 0; i < MAX_BUFFERS; i++) {
+		llmem_buffer_destroy(c->frames[i]);
+		c->frames[i] = NULL;
+		if (c->fds[i] >= 0)
+			close(c->fds[i]);
+		c->fds[i] = -1;
+	}
+	llmem_memory_destroy(c->shared);
+	c->shared = NULL;
+}
+
+/*
+ * A device that DMAs without an IOMMU refuses scattered pages at QBUF with
+ * EFAULT: the frames are then made again in physically contiguous memory.
+ */
+static int setup_zero_copy(struct camera *c, bool contiguous)
 {
 	uint64_t page = (c->src_layout.size + 4095) / 4096 * 4096;
 	struct llmem_memory_create_info mci = {
+		.options = contiguous ? LLMEM_MEMORY_CONTIGUOUS : 0,
 		.page_size = page,
 		.spare_pages = LLMEM_MEMORY_SPARE_NONE,
 		.sharing = LLMEM_SHARING_DMABUF,
@@ -133,6 +156,12 @@ static int setup_zero_copy(struct camera *c)
 			return -EINVAL;
 		}
 		ret = llmem_v4l2_queue_dmabuf(c->dev, i, c->fds[i], (uint32_t)page);
+		if (ret == -EFAULT && !contiguous) {
+			fprintf(stderr, "llmem camera: %s; retrying with contiguous memory\n",
+				llmem_last_error());
+			release_zero_copy(c);
+			return setup_zero_copy(c, true);
+		}
 		if (ret)
 			return fail(ret, "queue frame");
 	}
@@ -217,7 +246,7 @@ static int setup(struct camera *c)
 	if (ret)
 		return fail(ret, "frame layout");
 
-	ret = o->path == CAMERA_ZERO_COPY ? setup_zero_copy(c) : setup_copy(c);
+	ret = o->path == CAMERA_ZERO_COPY ? setup_zero_copy(c, o->contiguous) : setup_copy(c);
 	if (ret)
 		return ret;
 
@@ -233,6 +262,19 @@ static int setup(struct camera *c)
 		ret = llmem_buffer_map(c->rgba, &c->rgba_map);
 	if (ret)
 		return fail(ret, "RGBA buffer");
+	ret = llmem_converter_create(
+		&(struct llmem_converter_create_info){
+			.srcs = o->path == CAMERA_ZERO_COPY ? c->frames : &c->device_frame,
+			.src_count = o->path == CAMERA_ZERO_COPY ? c->count : 1,
+			.src_layout = &c->src_layout,
+			.dst = c->rgba,
+			.dst_layout = &c->dst_layout,
+			.encoding = o->encoding >= 0 ? (uint32_t)o->encoding : c->vf.encoding,
+			.range = o->range >= 0 ? (uint32_t)o->range : c->vf.range,
+		},
+		&c->converter);
+	if (ret)
+		return fail(ret, "converter");
 	c->cpu_us = calloc(o->frames, sizeof(double));
 	c->convert_us = calloc(o->frames, sizeof(double));
 	return c->cpu_us && c->convert_us ? 0 : -ENOMEM;
@@ -268,13 +310,6 @@ static void query_tracker(int fd, struct camera_result *r)
 static int capture(struct camera *c, struct camera_result *r)
 {
 	const struct camera_options *o = c->o;
-	struct llmem_convert_info ci = {
-		.src_layout = &c->src_layout,
-		.dst = c->rgba,
-		.dst_layout = &c->dst_layout,
-		.encoding = o->encoding >= 0 ? (uint32_t)o->encoding : c->vf.encoding,
-		.range = o->range >= 0 ? (uint32_t)o->range : c->vf.range,
-	};
 	double start;
 	int ret;
 
@@ -290,19 +325,17 @@ static int capture(struct camera *c, struct camera_result *r)
 		ret = llmem_v4l2_dequeue(c->dev, DEQUEUE_TIMEOUT_MS, &frame);
 		if (ret)
 			return fail(ret, "dequeue");
-		if (o->path == CAMERA_ZERO_COPY) {
-			ci.src = c->frames[frame.index];
-		} else {
+		if (o->path == CAMERA_COPY) {
 			memcpy(c->staging_map, c->maps[frame.index], c->vf.sizeimage);
 			r->bytes_copied_per_frame = c->vf.sizeimage;
 			ret = llmem_buffer_copy(c->staging, 0, c->device_frame, 0,
 						c->src_layout.size);
 			if (ret)
 				return fail(ret, "upload");
-			ci.src = c->device_frame;
 		}
 		conv0 = wall_us();
-		ret = llmem_convert_to_rgba(&ci);
+		ret = llmem_converter_run(c->converter,
+					  o->path == CAMERA_ZERO_COPY ? frame.index : 0);
 		if (ret)
 			return fail(ret, "convert");
 		cpu1 = thread_cpu_us();
@@ -334,6 +367,7 @@ static int capture(struct camera *c, struct camera_result *r)
 
 static void teardown(struct camera *c)
 {
+	llmem_converter_destroy(c->converter);
 	llmem_v4l2_close(c->dev);
 	for (uint32_t i = 0; i < MAX_BUFFERS; i++) {
 		llmem_buffer_destroy(c->frames[i]);

@@ -25,6 +25,7 @@ struct camera_options {
 	int input; /* -1: leave the device's input alone */
 	enum camera_path path;
 	uint32_t backend; /* enum llmem_backend; 0 for the best */
+	int contiguous; /* physically contiguous frames from the start */
 	int encoding; /* enum llmem_ycbcr_encoding; -1: what the driver says */
 	int range; /* enum llmem_ycbcr_range; -1: what the driver says */
 	const char *out_dir; /* NULL: no PNGs */

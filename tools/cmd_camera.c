@@ -23,7 +23,7 @@ static void usage(FILE *out)
 		     "                    [--frames N] [--out DIR] [--input N] [--buffers N]\n"
 		     "                    [--copy] [--backend "
 		     "vulkan-dmabuf|llmem-dmabuf|llmem-host-pointer]\n"
-		     "                    [--bt709] [--full-range]\n");
+		     "                    [--contiguous] [--bt709] [--full-range]\n");
 }
 
 int camera_parse_format(const char *s, uint32_t *fourcc)
@@ -59,6 +59,7 @@ int llmem_cmd_camera(int argc, char **argv)
 		{ "buffers", required_argument, NULL, 'b' },
 		{ "copy", no_argument, NULL, 'c' },
 		{ "backend", required_argument, NULL, 'B' },
+		{ "contiguous", no_argument, NULL, 'C' },
 		{ "bt601", no_argument, NULL, '6' },
 		{ "bt709", no_argument, NULL, '7' },
 		{ "full-range", no_argument, NULL, 'F' },
@@ -81,7 +82,7 @@ int llmem_cmd_camera(int argc, char **argv)
 	char summary[4096];
 	int opt, ret;
 
-	while ((opt = getopt_long(argc, argv, "d:f:s:n:o:i:b:cB:67FLh", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "d:f:s:n:o:i:b:cB:C67FLh", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'd':
 			o.device = optarg;
@@ -118,6 +119,9 @@ int llmem_cmd_camera(int argc, char **argv)
 				fprintf(stderr, "llmem camera: unknown backend %s\n", optarg);
 				return 2;
 			}
+			break;
+		case 'C':
+			o.contiguous = 1;
 			break;
 		case '6':
 			o.encoding = LLMEM_YCBCR_BT601;

@@ -65,6 +65,56 @@ struct llmem_convert_info {
  */
 int llmem_convert_to_rgba(const struct llmem_convert_info *info);
 
+struct llmem_converter;
+
+/**
+ * struct llmem_converter_create_info - a conversion repeated over a ring of
+ * frame buffers, as a camera fills them.
+ * @srcs: the frame buffers, all laid out as @src_layout.
+ * @src_count: how many.
+ * @src_layout: where the frame lies in each of them.
+ * @dst: the buffer to receive the RGBA frames.
+ * @dst_layout: an ABGR8888 layout of the same size.
+ * @encoding: enum llmem_ycbcr_encoding; leave 0 for BT.601.
+ * @range: enum llmem_ycbcr_range; leave 0 for limited range.
+ */
+struct llmem_converter_create_info {
+	struct llmem_buffer *const *srcs;
+	uint32_t src_count;
+	const struct llmem_frame_layout *src_layout;
+	struct llmem_buffer *dst;
+	const struct llmem_frame_layout *dst_layout;
+	uint32_t encoding;
+	uint32_t range;
+};
+
+/**
+ * llmem_converter_create() - record the conversion of each frame buffer once.
+ * @info: the buffers and layouts; the converter does not keep the buffers
+ *        alive: destroy it before them.
+ * @out: the new converter.
+ *
+ * llmem_converter_run() then only submits what was recorded: the per-frame
+ * CPU cost of a conversion is a queue submission and a wait.
+ *
+ * Return: 0; the errors of llmem_convert_to_rgba() for any source; -EINVAL for
+ * a @src_count of 0; -ENOMEM or -EIO when Vulkan fails.
+ */
+int llmem_converter_create(const struct llmem_converter_create_info *info,
+			   struct llmem_converter **out);
+
+/**
+ * llmem_converter_run() - convert the frame in source @index and wait for it.
+ *
+ * Thread-safety: runs on one converter are serialised by the caller.
+ *
+ * Return: 0; -EINVAL for NULL or an @index past the sources; -EIO.
+ */
+int llmem_converter_run(struct llmem_converter *converter, uint32_t index);
+
+/* Destroys a converter; NULL is ignored. */
+void llmem_converter_destroy(struct llmem_converter *converter);
+
 #ifdef __cplusplus
 }
 #endif

@@ -21,6 +21,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -42,9 +43,22 @@ enum llmem_memory_options {
 	 * those asked for; without it, the type with the fewest extra flags
 	 * among those that have at least the flags asked for. */
 	LLMEM_MEMORY_EXACT_MATCH = 1u << 0,
+	/* Every page physically contiguous, for devices that DMA without an
+	 * IOMMU (V4L2 drivers on videobuf2-dma-contig).  Needs sharing
+	 * LLMEM_SHARING_DMABUF and takes pages only from llmem.ko (backend
+	 * llmem-dmabuf or llmem-host-pointer; -ENOTSUP without /dev/llmem).
+	 * The page size defaults to, and may not exceed,
+	 * LLMEM_MEMORY_CONTIGUOUS_MAX_PAGE_SIZE; an object larger than that
+	 * fails with -E2BIG, and a page the kernel cannot find a free block
+	 * for (memory fragmented) with -ENOMEM.  One frame per page is the
+	 * intended use. */
+	LLMEM_MEMORY_CONTIGUOUS = 1u << 1,
 };
 
 #define LLMEM_MEMORY_DEFAULT_PAGE_SIZE (32ull << 20)
+/* The largest contiguous block Debian's x86 kernels (no CMA) give: 4 MiB,
+ * enough for one 1920x1080 YUYV frame. */
+#define LLMEM_MEMORY_CONTIGUOUS_MAX_PAGE_SIZE (4ull << 20)
 /* For spare_pages: release every page as soon as it is empty. */
 #define LLMEM_MEMORY_SPARE_NONE UINT32_MAX
 
@@ -72,9 +86,12 @@ struct llmem_memory_create_info {
 /**
  * llmem_memory_create() - choose a memory type; allocates nothing yet.
  *
- * Return: 0; -EINVAL for a NULL argument, unknown flags or options, or a
- * page size that is not a multiple of 4096; -ENOTSUP when no memory type has
- * the flags (exactly, with LLMEM_MEMORY_EXACT_MATCH); -ENOMEM.
+ * Return: 0; -EINVAL for a NULL argument, unknown flags or options, a
+ * page size that is not a multiple of 4096, or LLMEM_MEMORY_CONTIGUOUS with
+ * a page size above LLMEM_MEMORY_CONTIGUOUS_MAX_PAGE_SIZE, without sharing
+ * LLMEM_SHARING_DMABUF or with a backend other than llmem.ko's; -ENOTSUP
+ * when no memory type has the flags (exactly, with
+ * LLMEM_MEMORY_EXACT_MATCH) or no backend can share them; -ENOMEM.
  */
 int llmem_memory_create(struct llmem_session *session, const struct llmem_memory_create_info *info,
 			struct llmem_memory **out);
@@ -107,6 +124,17 @@ struct llmem_memory_info {
 	/* enum llmem_sharing and enum llmem_backend (share.h). */
 	uint32_t sharing;
 	uint32_t backend;
+	/* Whether the memory type is HOST_COHERENT: host writes need no
+	 * flush, device writes no invalidate. */
+	uint32_t coherent;
+	uint32_t reserved;
+	/* What flushes and invalidates of mappable memory that is not coherent
+	 * round to (nonCoherentAtomSize); 0 for coherent or unmappable memory. */
+	uint64_t non_coherent_atom_size;
+	/* enum llmem_memory_options it was created with
+	 * (LLMEM_MEMORY_CONTIGUOUS: every page physically contiguous). */
+	uint32_t options;
+	uint32_t reserved2;
 };
 
 /* Return: 0, or -EINVAL for a NULL argument. */
@@ -124,6 +152,58 @@ int llmem_memory_page_mappable(struct llmem_memory *memory, uint32_t page);
 
 /* One past the highest live page index; 0 for NULL. */
 uint32_t llmem_memory_page_limit(struct llmem_memory *memory);
+
+/**
+ * llmem_memory_add_page() - a page of @size bytes now, with no object in it.
+ * @size: bytes, a multiple of 4096; any size, the page size or not.
+ * @page: receives the page's index.
+ *
+ * The page stays until the memory is destroyed, empty or not, and objects
+ * created afterwards may be laid out in it.  It is what vkgdr calls raw
+ * memory: mapped with llmem_memory_map_page(), exported with
+ * llmem_memory_export_page_opaque_fd(), used without any Vulkan buffer — the
+ * only way to use DEVICE_LOCAL|HOST_VISIBLE memory where buffers that declare
+ * an external handle type cannot bind it (NVIDIA).
+ *
+ * Return: 0; -EINVAL for NULL arguments, a size that is 0 or not a multiple
+ * of 4096, or a memory of LLMEM_SHARING_IMPORT (its pages come from
+ * imports); -ENOMEM; the driver's failure.
+ */
+int llmem_memory_add_page(struct llmem_memory *memory, uint64_t size, uint32_t *page);
+
+/**
+ * llmem_memory_map_page() - the host address of a whole page.
+ *
+ * Shares the page's one mapping with its objects' maps; each call needs an
+ * llmem_memory_unmap_page().  On memory that is DEVICE_LOCAL and not
+ * HOST_CACHED (the BAR) CPU writes are fast and CPU reads very slow (about
+ * 0.05 GB/s on an H100): read such memory through a device copy instead.
+ *
+ * Return: 0; -EINVAL for NULL arguments or no live page @page; -EPERM for
+ * memory that is not host visible; -EIO.
+ */
+int llmem_memory_map_page(struct llmem_memory *memory, uint32_t page, void **ptr);
+
+/* Return: 0; -EINVAL for NULL, no page @page, or a page not mapped by llmem_memory_map_page(). */
+int llmem_memory_unmap_page(struct llmem_memory *memory, uint32_t page);
+
+/**
+ * llmem_memory_flush_page() - make host writes to [@offset, +@size) of a
+ * mapped page visible to the device; llmem_memory_invalidate_page() - make
+ * device writes visible to the host.
+ * @size: bytes, or LLMEM_WHOLE_SIZE (buffer.h) for the rest of the page.
+ *
+ * The range is widened to whole non-coherent atoms, never past the page.
+ * Coherent memory needs neither, but both are allowed; a flush also orders
+ * the CPU's write-combined stores before the call returns.
+ *
+ * Return: 0; -EINVAL for NULL, no page @page, a page not mapped, or a range
+ * past its end; -EIO.
+ */
+int llmem_memory_flush_page(struct llmem_memory *memory, uint32_t page, uint64_t offset,
+			    uint64_t size);
+int llmem_memory_invalidate_page(struct llmem_memory *memory, uint32_t page, uint64_t offset,
+				 uint64_t size);
 
 enum llmem_object_kind {
 	LLMEM_OBJECT_BUFFER = 1,
@@ -163,6 +243,59 @@ struct llmem_object_info {
  */
 int llmem_memory_list_objects(struct llmem_memory *memory, struct llmem_object_info *objects,
 			      size_t capacity);
+
+/* For llmem_memory_get_page_stats(): totals over every live page. */
+#define LLMEM_ALL_PAGES UINT32_MAX
+
+/*
+ * How full a page is, or (for LLMEM_ALL_PAGES) all of them.  Padding in
+ * front of an object counts as used.  For totals, @largest_free is the
+ * largest free range of any one page: an object of that size fits without
+ * a new page.
+ */
+struct llmem_page_stats {
+	/* Pages counted: 1 for one page. */
+	uint32_t pages;
+	/* Of them, pages made for one object larger than the page size. */
+	uint32_t dedicated_pages;
+	/* Bytes in the pages. */
+	uint64_t bytes;
+	uint64_t used_bytes;
+	uint64_t free_bytes;
+	/* Maximal free ranges (free neighbours always merge). */
+	uint64_t free_ranges;
+	uint64_t largest_free;
+	/* Objects with a range of their own (sub-regions hold none). */
+	uint64_t objects;
+};
+
+/**
+ * llmem_memory_get_page_stats() - the allocator's view of page @page, or of
+ * every live page with LLMEM_ALL_PAGES (all zero when there is none).
+ *
+ * O(1) per page, except that finding the largest free range walks the free
+ * ranges of the page's largest size class.
+ *
+ * Return: 0; -EINVAL for NULL; -ENOENT when no page @page lives.
+ */
+int llmem_memory_get_page_stats(struct llmem_memory *memory, uint32_t page,
+				struct llmem_page_stats *stats);
+
+/**
+ * llmem_memory_dump_json() - write the memory's layout to @out as one JSON
+ * object and a newline: "name", "memory_type_index", "flags", then "pool":
+ * "page_size", "granularity", the totals of struct llmem_page_stats (as
+ * "pages", "dedicated_pages", "bytes", "used_bytes", "free_bytes",
+ * "free_ranges", "largest_free", "allocations") and "page_layouts", per live
+ * page {"index", "dedicated", "layout"}, the layout giving the page's
+ * statistics and "ranges", every range in address order as {"offset",
+ * "size", "free"} plus "left_padding" and "kind" ("linear" or "optimal")
+ * for objects; last "objects", as llmem_memory_list_objects() gives them:
+ * {"kind", "id", "name", "page", "offset", "left_padding", "size"}.
+ *
+ * Return: 0; -EINVAL for NULL; -EIO when writing fails.
+ */
+int llmem_memory_dump_json(struct llmem_memory *memory, FILE *out);
 
 #ifdef __cplusplus
 }

@@ -37,8 +37,12 @@ enum llmem_sharing {
 	LLMEM_SHARING_NONE = 0,
 	/* Pages that can be exported as DMA-BUFs. */
 	LLMEM_SHARING_DMABUF = 1,
-	/* Pages only from llmem_memory_import_dmabuf(); none are allocated. */
+	/* Pages only from llmem_memory_import_dmabuf() or
+	 * llmem_memory_import_host(); none are allocated. */
 	LLMEM_SHARING_IMPORT = 2,
+	/* Pages Vulkan exports as opaque fds (VK_KHR_external_memory_fd), for
+	 * CUDA (cuda.h) and other Vulkan devices; they are not DMA-BUFs. */
+	LLMEM_SHARING_OPAQUE_FD = 3,
 };
 
 /* Where a memory's pages come from (llmem_memory_info.backend). */
@@ -52,10 +56,13 @@ enum llmem_backend {
 	 * mapping imported as a host pointer. */
 	LLMEM_BACKEND_IMPORT_DMABUF = 4,
 	LLMEM_BACKEND_IMPORT_HOST_POINTER = 5,
+	/* LLMEM_SHARING_OPAQUE_FD. */
+	LLMEM_BACKEND_VULKAN_OPAQUE_FD = 6,
 };
 
 /* "vulkan", "vulkan-dmabuf", "llmem-dmabuf", "llmem-host-pointer",
- * "import-dmabuf", "import-host-pointer"; "unknown" otherwise. */
+ * "import-dmabuf", "import-host-pointer", "vulkan-opaque-fd"; "unknown"
+ * otherwise. */
 const char *llmem_backend_name(uint32_t backend);
 
 /**
@@ -121,6 +128,42 @@ int llmem_memory_export_page(struct llmem_memory *memory, uint32_t page, int *fd
 int llmem_memory_import_dmabuf(struct llmem_memory *memory, int fd, uint64_t size, uint32_t *page);
 
 /**
+ * llmem_memory_import_host() - wrap host memory the caller allocated as a page.
+ * @memory: a memory created with LLMEM_SHARING_IMPORT and backend
+ *	LLMEM_BACKEND_IMPORT_HOST_POINTER, whose flags match a memory type
+ *	the device imports host memory into (LLMEM_MEMORY_HOST_VISIBLE).
+ * @ptr: the start of the memory (malloc'ed, mmap'ed, a file mapping), a
+ *	multiple of llmem_session_info.min_imported_host_pointer_alignment.
+ * @size: bytes, a non-zero multiple of that alignment.
+ * @page: receives the page's index.
+ *
+ * The device reads and writes @ptr in place (VK_EXT_external_memory_host),
+ * as objects laid out in the page: the counterpart of OpenCL's SVM.  The
+ * allocation stays the caller's: it is never freed nor unmapped by llmem, and
+ * must stay alive and mapped until @memory is destroyed.  The page lives
+ * until then.  Device writes are visible in @ptr once the work that made
+ * them has completed (a blocking transfer, llmem_event_wait()).
+ *
+ * Return: 0; -EINVAL for NULL arguments, a memory not made for host imports,
+ * or a pointer or size that is not a multiple of the alignment (the message
+ * names it); -ENOTSUP when the device cannot import host memory into this
+ * memory's type; -ENOMEM.
+ */
+int llmem_memory_import_host(struct llmem_memory *memory, void *ptr, uint64_t size, uint32_t *page);
+
+/**
+ * llmem_memory_export_page_opaque_fd() - a page of an LLMEM_SHARING_OPAQUE_FD
+ * memory as an opaque fd (vkGetMemoryFdKHR).
+ * @fd: receives a new close-on-exec fd, the caller's: close it, or hand it to
+ *	an importer that takes ownership (cuImportExternalMemory does, on
+ *	success; llmem_cuda_import_page() calls this itself).
+ *
+ * Return: 0; -EINVAL for NULL arguments or no live page @page; -ENOTSUP for a
+ * memory of another sharing mode; -EIO when the driver fails.
+ */
+int llmem_memory_export_page_opaque_fd(struct llmem_memory *memory, uint32_t page, int *fd);
+
+/**
  * llmem_buffer_export() - a buffer as {fd, offset, size}.
  *
  * Return: 0; -EINVAL for NULL arguments; -ENOTSUP when the buffer's memory is
@@ -150,12 +193,68 @@ enum llmem_cpu_access {
  *
  * Issues DMA_BUF_IOCTL_SYNC on the page's DMA-BUF so that the exporter makes
  * device writes visible to the CPU (begin) and CPU writes visible to devices
- * (end).  On memory that is not shared these do nothing and return 0.
+ * (end).  On pages with no DMA-BUF behind them (memory that is not shared,
+ * wrapped host memory, opaque fds) these do nothing and return 0.
  *
  * Return: 0; -EINVAL for NULL or unknown @access bits; the ioctl's errno.
  */
 int llmem_buffer_begin_cpu_access(struct llmem_buffer *buffer, uint32_t access);
 int llmem_buffer_end_cpu_access(struct llmem_buffer *buffer, uint32_t access);
+
+/**
+ * struct llmem_shared_object - an object of a page sent to another process.
+ * @offset: where it starts in the page.
+ * @size: its bytes.
+ * @kind: enum llmem_object_kind.
+ * @reserved: zero.
+ * @name: its debug name, NUL-terminated.
+ */
+struct llmem_shared_object {
+	uint64_t offset;
+	uint64_t size;
+	uint32_t kind;
+	uint32_t reserved;
+	char name[64];
+};
+
+/**
+ * llmem_share_send_page() - send a page and the layout of its objects.
+ * @sock: a connected AF_UNIX socket; stays the caller's.
+ * @memory: a shared memory.
+ * @page: the page to send.
+ *
+ * One message carries the page's DMA-BUF (SCM_RIGHTS), its size and the
+ * {offset, size, kind, name} of every object on it, so that the receiver can
+ * rebuild them with llmem_share_recv_page().  Blocking.
+ *
+ * Return: 0; -EINVAL for NULL or no live page @page; -ENOTSUP for memory that
+ * is not shared; sendmsg()'s errno.
+ */
+int llmem_share_send_page(int sock, struct llmem_memory *memory, uint32_t page);
+
+/**
+ * llmem_share_recv_page() - receive a page and rebuild its buffers.
+ * @sock: a connected AF_UNIX socket; stays the caller's.
+ * @memory: an LLMEM_SHARING_IMPORT memory with no imported page that has
+ *          room left (a fresh one is simplest).
+ * @objects: receives the sender's objects, in its creation order.
+ * @buffers: receives, for each object that is a buffer, a buffer over the
+ *           same bytes of the same memory; NULL for images, whose tiled
+ *           layout belongs to the sender's device.  The caller destroys them.
+ * @capacity: entries in @objects and @buffers.
+ * @page: receives the new page's index.
+ *
+ * Blocking.  The page stays in @memory until the memory is destroyed.
+ *
+ * Return: the number of objects received; -EINVAL for NULL arguments or a
+ * memory not made for imports; -EPROTO for a message that is not a page;
+ * -ENOSPC when more than @capacity objects came (nothing is kept);
+ * -ECONNRESET when the peer closed the socket; recvmsg()'s errno; the
+ * import's errors.
+ */
+int llmem_share_recv_page(int sock, struct llmem_memory *memory,
+			  struct llmem_shared_object *objects, struct llmem_buffer **buffers,
+			  uint32_t capacity, uint32_t *page);
 
 #ifdef __cplusplus
 }

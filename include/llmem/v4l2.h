@@ -150,8 +150,10 @@ int llmem_v4l2_request_buffers(struct llmem_v4l2 *dev, enum llmem_v4l2_memory me
  *
  * Return: 0; -EINVAL for an index outside the buffers granted, a length
  * below sizeimage or the wrong memory type; -EFAULT when the driver cannot
- * use the buffer (e.g. a contiguous-DMA driver given scattered pages);
- * other VIDIOC_QBUF errors.
+ * use the buffer: a driver on videobuf2-dma-contig (no IOMMU) given pages
+ * that are not physically contiguous, in which case llmem_last_error() says
+ * so and the caller can retry with a memory created with
+ * LLMEM_MEMORY_CONTIGUOUS (memory.h); other VIDIOC_QBUF errors.
  */
 int llmem_v4l2_queue_dmabuf(struct llmem_v4l2 *dev, uint32_t index, int fd, uint32_t length);
 

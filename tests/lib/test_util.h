@@ -15,7 +15,8 @@ int open_vivid_capture(void);
 
 /*
  * Finds the path of the nth (from 0) vivid single-planar capture node;
- * -ENODEV when there are fewer.  The rig loads vivid with n_devs=2.
+ * -ENODEV when there are fewer.  The rig loads vivid with n_devs=3 allocators=0,0,1:
+ * instances 0 and 1 use videobuf2-vmalloc, 2 videobuf2-dma-contig.
  */
 int vivid_capture_path(int nth, char *path, size_t len);
 

@@ -192,7 +192,7 @@ FIXTURE_TEARDOWN(camera)
  * Frames land in exported llmem pages, convert on the device, and match the
  * CPU conversion of the MMAP capture within 2 in every channel.
  */
-TEST_F(camera, zero_copy_matches_mmap_capture)
+TEST_F_TIMEOUT(camera, zero_copy_matches_mmap_capture, 240)
 {
 	uint64_t page = (self->src.size + 4095) / 4096 * 4096;
 	struct llmem_memory_create_info shared_ci = {

@@ -248,4 +248,80 @@ TEST_F(convert, refusals)
 	llmem_buffer_destroy(b);
 }
 
+/* A converter recorded over three frame buffers converts whichever it is told. */
+TEST_F(convert, converter_runs_each_source)
+{
+	struct llmem_frame_layout src_l, dst_l;
+	struct llmem_buffer *srcs[3], *dst;
+	struct llmem_converter *conv;
+	uint8_t *src_map[3], *dst_map, *ref;
+
+	ASSERT_EQ(llmem_frame_layout_init(DRM_FORMAT_YUYV, 320, 240, NULL, &src_l), 0);
+	ASSERT_EQ(llmem_frame_layout_init(DRM_FORMAT_ABGR8888, 320, 240, NULL, &dst_l), 0);
+	for (int i = 0; i < 3; i++) {
+		ASSERT_EQ(llmem_buffer_create(
+				  self->m, &(struct llmem_buffer_create_info){ .size = src_l.size },
+				  &srcs[i]),
+			  0);
+		ASSERT_EQ(llmem_buffer_map(srcs[i], (void **)&src_map[i]), 0);
+		for (uint64_t b = 0; b < src_l.size; b++)
+			src_map[i][b] = (uint8_t)(b * (i + 3) + i);
+	}
+	ASSERT_EQ(llmem_buffer_create(
+			  self->m, &(struct llmem_buffer_create_info){ .size = dst_l.size }, &dst),
+		  0);
+	ASSERT_EQ(llmem_buffer_map(dst, (void **)&dst_map), 0);
+	ASSERT_EQ(llmem_converter_create(
+			  &(struct llmem_converter_create_info){ .srcs = srcs,
+								 .src_count = 0,
+								 .src_layout = &src_l,
+								 .dst = dst,
+								 .dst_layout = &dst_l },
+			  &conv),
+		  -EINVAL);
+	ASSERT_EQ(llmem_converter_create(
+			  &(struct llmem_converter_create_info){ .srcs = srcs,
+								 .src_count = 3,
+								 .src_layout = &dst_l,
+								 .dst = dst,
+								 .dst_layout = &dst_l },
+			  &conv),
+		  -EINVAL);
+	ASSERT_EQ(
+		llmem_converter_create(&(struct llmem_converter_create_info){ .srcs = srcs,
+									      .src_count = 3,
+									      .src_layout = &src_l,
+									      .dst = dst,
+									      .dst_layout = &dst_l,
+									      .encoding = 1 },
+				       &conv),
+		0);
+	ASSERT_EQ(llmem_converter_run(conv, 3), -EINVAL);
+	ASSERT_EQ(llmem_converter_run(NULL, 0), -EINVAL);
+	ref = malloc(dst_l.size);
+	for (int round = 0; round < 2; round++)
+		for (int i = 2; i >= 0; i--) {
+			int worst = 0;
+
+			ASSERT_EQ(llmem_converter_run(conv, i), 0);
+			ref_yuyv_to_rgba(src_map[i], src_l.pitch[0], 320, 240, 1, 0, ref,
+					 dst_l.pitch[0]);
+			for (uint64_t b = 0; b < dst_l.size; b++) {
+				int d = abs((int)dst_map[b] - (int)ref[b]);
+
+				worst = d > worst ? d : worst;
+			}
+			EXPECT_LE(worst, 2) TH_LOG("source %d", i);
+		}
+	free(ref);
+	llmem_converter_destroy(conv);
+	llmem_converter_destroy(NULL);
+	for (int i = 0; i < 3; i++) {
+		llmem_buffer_unmap(srcs[i]);
+		llmem_buffer_destroy(srcs[i]);
+	}
+	llmem_buffer_unmap(dst);
+	llmem_buffer_destroy(dst);
+}
+
 TEST_HARNESS_MAIN

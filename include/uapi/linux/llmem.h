@@ -27,13 +27,22 @@
 
 /* The returned DMA-BUF fd is close-on-exec. */
 #define LLMEM_ALLOC_CLOEXEC (1U << 0)
-#define LLMEM_ALLOC_VALID_FLAGS (LLMEM_ALLOC_CLOEXEC)
+/*
+ * The pages are physically contiguous, for importers that DMA without an
+ * IOMMU (videobuf2-dma-contig).  A size above the kernel's largest
+ * contiguous block (4 MiB on Debian's x86 kernels) is -E2BIG; a size that
+ * fits but cannot be had now, memory being fragmented, is -ENOMEM.
+ */
+#define LLMEM_ALLOC_CONTIGUOUS (1U << 1)
+#define LLMEM_ALLOC_VALID_FLAGS (LLMEM_ALLOC_CLOEXEC | LLMEM_ALLOC_CONTIGUOUS)
 
 /**
  * struct llmem_alloc - LLMEM_IOC_ALLOC argument
  * @size: (in/out) bytes wanted, rounded up to whole pages on return; 0 and a
  *        size whose rounding overflows are -EINVAL, more than the module's
  *        max_bytes parameter allows (with what is already allocated) is
+ *        -ENOMEM; with LLMEM_ALLOC_CONTIGUOUS, more than the largest
+ *        contiguous block is -E2BIG and a block that cannot be found is
  *        -ENOMEM
  * @flags: (in) LLMEM_ALLOC_* bits; any other bit is -EINVAL
  * @fd: (out) the new DMA-BUF, opened read-write; must be 0 on input
@@ -60,6 +69,8 @@ struct llmem_importer {
 #define LLMEM_STATE_EXPORTED (1U << 0)
 /* The CPU may map it now (meaningful when LLMEM_KNOWN_MAPPABLE is set). */
 #define LLMEM_STATE_MAPPABLE (1U << 1)
+/* Its pages are physically contiguous (LLMEM_ALLOC_CONTIGUOUS). */
+#define LLMEM_STATE_CONTIGUOUS (1U << 2)
 
 /* @known bits of struct llmem_info: which counts the module could see. */
 #define LLMEM_KNOWN_ATTACHMENTS (1U << 0)
