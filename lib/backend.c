@@ -330,17 +330,37 @@ void llmem_share_page_free(struct llmem_session *s, struct llmem_page_backing *p
 	*p = (struct llmem_page_backing){ .fd = -1 };
 }
 
-int llmem_share_page_export(struct llmem_session *s, uint32_t backend,
-			    const struct llmem_page_backing *p, int *fd)
+/* A new close-on-exec fd of @handle_type for page memory @vk. */
+static int vk_export_fd(struct llmem_session *s, VkDeviceMemory vk,
+			VkExternalMemoryHandleTypeFlagBits handle_type, const char *what, int *fd)
 {
-	PFN_vkGetMemoryFdKHR get_fd;
+	PFN_vkGetMemoryFdKHR get_fd =
+		(PFN_vkGetMemoryFdKHR)vkGetDeviceProcAddr(s->device, "vkGetMemoryFdKHR");
 	VkMemoryGetFdInfoKHR gi = {
 		.sType = VK_STRUCTURE_TYPE_MEMORY_GET_FD_INFO_KHR,
-		.memory = p->vk,
-		.handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_DMA_BUF_BIT_EXT,
+		.memory = vk,
+		.handleType = handle_type,
 	};
 	VkResult r;
 
+	if (!get_fd)
+		return llmem_error(-ENOTSUP, "the device cannot export memory as an fd");
+	/* Vulkan's fds are new descriptors; O_CLOEXEC is ours to add. */
+	r = get_fd(s->device, &gi, fd);
+	if (r != VK_SUCCESS)
+		return vk_error(what, r);
+	if (fcntl(*fd, F_SETFD, FD_CLOEXEC) == -1) {
+		int err = errno;
+
+		close(*fd);
+		return llmem_error(-err, "fcntl FD_CLOEXEC: %s", strerror(err));
+	}
+	return 0;
+}
+
+int llmem_share_page_export(struct llmem_session *s, uint32_t backend,
+			    const struct llmem_page_backing *p, int *fd)
+{
 	if (p->fd >= 0) {
 		*fd = fcntl(p->fd, F_DUPFD_CLOEXEC, 0);
 		return *fd < 0 ? llmem_error(-errno, "dup of a page's DMA-BUF: %s", strerror(errno))
@@ -351,49 +371,18 @@ int llmem_share_page_export(struct llmem_session *s, uint32_t backend,
 				   backend == LLMEM_BACKEND_VULKAN_OPAQUE_FD
 					   ? " (it exports opaque fds only)"
 					   : "");
-	get_fd = (PFN_vkGetMemoryFdKHR)vkGetDeviceProcAddr(s->device, "vkGetMemoryFdKHR");
-	if (!get_fd)
-		return llmem_error(-ENOTSUP, "the device cannot export memory as an fd");
-	/* Vulkan's DMA-BUF fds are new descriptors; O_CLOEXEC is ours to add. */
-	r = get_fd(s->device, &gi, fd);
-	if (r != VK_SUCCESS)
-		return vk_error("vkGetMemoryFdKHR (DMA-BUF)", r);
-	if (fcntl(*fd, F_SETFD, FD_CLOEXEC) == -1) {
-		int err = errno;
-
-		close(*fd);
-		return llmem_error(-err, "fcntl FD_CLOEXEC: %s", strerror(err));
-	}
-	return 0;
+	return vk_export_fd(s, p->vk, VK_EXTERNAL_MEMORY_HANDLE_TYPE_DMA_BUF_BIT_EXT,
+			    "vkGetMemoryFdKHR (DMA-BUF)", fd);
 }
 
 int llmem_share_page_export_opaque_fd(struct llmem_session *s, uint32_t backend,
 				      const struct llmem_page_backing *p, int *fd)
 {
-	PFN_vkGetMemoryFdKHR get_fd;
-	VkMemoryGetFdInfoKHR gi = {
-		.sType = VK_STRUCTURE_TYPE_MEMORY_GET_FD_INFO_KHR,
-		.memory = p->vk,
-		.handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT,
-	};
-	VkResult r;
-
 	if (backend != LLMEM_BACKEND_VULKAN_OPAQUE_FD)
 		return llmem_error(-ENOTSUP, "the page was not allocated exportable as an opaque "
 					     "fd (LLMEM_SHARING_OPAQUE_FD)");
-	get_fd = (PFN_vkGetMemoryFdKHR)vkGetDeviceProcAddr(s->device, "vkGetMemoryFdKHR");
-	if (!get_fd)
-		return llmem_error(-ENOTSUP, "the device cannot export memory as an fd");
-	r = get_fd(s->device, &gi, fd);
-	if (r != VK_SUCCESS)
-		return vk_error("vkGetMemoryFdKHR (opaque fd)", r);
-	if (fcntl(*fd, F_SETFD, FD_CLOEXEC) == -1) {
-		int err = errno;
-
-		close(*fd);
-		return llmem_error(-err, "fcntl FD_CLOEXEC: %s", strerror(err));
-	}
-	return 0;
+	return vk_export_fd(s, p->vk, VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT,
+			    "vkGetMemoryFdKHR (opaque fd)", fd);
 }
 
 static int probe(struct llmem_session *s, uint32_t backend, uint32_t type_index, bool contiguous)

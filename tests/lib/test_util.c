@@ -56,3 +56,24 @@ int vivid_capture_path(int nth, char *path, size_t len)
 	close(fd);
 	return 0;
 }
+
+int vivid_static_pattern(const char *path)
+{
+	struct v4l2_query_ext_ctrl q = { .id = V4L2_CTRL_FLAG_NEXT_CTRL };
+	int fd = open(path, O_RDWR | O_CLOEXEC), ret = -ENOENT;
+
+	if (fd < 0)
+		return -errno;
+	while (xioctl(fd, VIDIOC_QUERY_EXT_CTRL, &q) == 0) {
+		if (!strcmp(q.name, "OSD Text Mode")) {
+			/* Menu item 2 is "None". */
+			struct v4l2_control c = { .id = q.id, .value = 2 };
+
+			ret = xioctl(fd, VIDIOC_S_CTRL, &c);
+			break;
+		}
+		q.id |= V4L2_CTRL_FLAG_NEXT_CTRL;
+	}
+	close(fd);
+	return ret;
+}

@@ -20,4 +20,10 @@ int open_vivid_capture(void);
  */
 int vivid_capture_path(int nth, char *path, size_t len);
 
+/*
+ * Turns off vivid's on-screen clock and counters at @path, so that every
+ * frame of a static test pattern is the same; 0 or -errno.
+ */
+int vivid_static_pattern(const char *path);
+
 #endif

@@ -31,28 +31,6 @@
 /* The rig loads vivid with allocators=0,0,1: instance 2 is dma-contig. */
 #define DMA_CONTIG_VIVID 2
 
-/* vivid draws a clock and counters over its pattern unless told not to. */
-static int vivid_static_pattern(const char *path)
-{
-	struct v4l2_query_ext_ctrl q = { .id = V4L2_CTRL_FLAG_NEXT_CTRL };
-	int fd = open(path, O_RDWR | O_CLOEXEC), ret = -ENOENT;
-
-	if (fd < 0)
-		return -errno;
-	while (xioctl(fd, VIDIOC_QUERY_EXT_CTRL, &q) == 0) {
-		if (!strcmp(q.name, "OSD Text Mode")) {
-			/* Menu item 2 is "None". */
-			struct v4l2_control c = { .id = q.id, .value = 2 };
-
-			ret = xioctl(fd, VIDIOC_S_CTRL, &c);
-			break;
-		}
-		q.id |= V4L2_CTRL_FLAG_NEXT_CTRL;
-	}
-	close(fd);
-	return ret;
-}
-
 static int dmabuf_sync(int fd, uint64_t flags)
 {
 	struct dma_buf_sync s = { .flags = flags };
