@@ -10,7 +10,6 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include <drm_fourcc.h>
@@ -19,6 +18,7 @@
 
 #include <llmem/llmem.h>
 
+#include "capture.h"
 #include "kselftest_harness.h"
 #include "test_util.h"
 #include "vk_test.h"
@@ -96,34 +96,6 @@ FIXTURE_VARIANT_ADD(camera, nv12_1000x562){
 	.input = 3,
 };
 
-/* One frame through the camera's own buffers: the reference picture. */
-static void capture_mmap(struct __test_metadata *_metadata, FIXTURE_DATA(camera) * self)
-{
-	struct llmem_v4l2_frame frame;
-	int fd;
-	uint8_t *map;
-
-	ASSERT_EQ(llmem_v4l2_request_buffers(self->dev, LLMEM_V4L2_MEMORY_MMAP, NBUFS), NBUFS);
-	for (int i = 0; i < NBUFS; i++)
-		ASSERT_EQ(llmem_v4l2_queue(self->dev, i), 0);
-	ASSERT_EQ(llmem_v4l2_stream_on(self->dev), 0);
-	/* The first frames of a stream may precede the pattern settling. */
-	for (int n = 0; n < 3; n++) {
-		ASSERT_EQ(llmem_v4l2_dequeue(self->dev, 10000, &frame), 0);
-		ASSERT_EQ(llmem_v4l2_queue(self->dev, frame.index), 0);
-	}
-	ASSERT_EQ(llmem_v4l2_dequeue(self->dev, 10000, &frame), 0);
-	ASSERT_EQ(llmem_v4l2_export(self->dev, frame.index, &fd), 0);
-	map = mmap(NULL, self->vf.sizeimage, PROT_READ, MAP_SHARED, fd, 0);
-	ASSERT_NE(map, MAP_FAILED);
-	self->mmap_frame = malloc(self->vf.sizeimage);
-	memcpy(self->mmap_frame, map, self->vf.sizeimage);
-	munmap(map, self->vf.sizeimage);
-	close(fd);
-	ASSERT_EQ(llmem_v4l2_stream_off(self->dev), 0);
-	ASSERT_EQ(llmem_v4l2_request_buffers(self->dev, LLMEM_V4L2_MEMORY_MMAP, 0), 0);
-}
-
 FIXTURE_SETUP(camera)
 {
 	struct llmem_frame_constraints c;
@@ -147,7 +119,7 @@ FIXTURE_SETUP(camera)
 	ASSERT_EQ(llmem_frame_layout_init(DRM_FORMAT_ABGR8888, variant->width, variant->height,
 					  NULL, &self->rgba),
 		  0);
-	capture_mmap(_metadata, self);
+	ASSERT_EQ(capture_mmap_frame(self->dev, self->vf.sizeimage, NBUFS, &self->mmap_frame), 0);
 }
 
 FIXTURE_TEARDOWN(camera)

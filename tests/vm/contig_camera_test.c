@@ -22,6 +22,7 @@
 
 #include <llmem/llmem.h>
 
+#include "capture.h"
 #include "kselftest_harness.h"
 #include "test_util.h"
 #include "vk_test.h"
@@ -64,34 +65,6 @@ FIXTURE_VARIANT_ADD(contig, yuyv_1920x1080){
 	.height = 1080,
 };
 
-/* One frame through the camera's own buffers: the reference picture. */
-static void capture_mmap(struct __test_metadata *_metadata, FIXTURE_DATA(contig) * self)
-{
-	struct llmem_v4l2_frame frame;
-	uint8_t *map;
-	int fd;
-
-	ASSERT_EQ(llmem_v4l2_request_buffers(self->dev, LLMEM_V4L2_MEMORY_MMAP, NBUFS), NBUFS);
-	for (int i = 0; i < NBUFS; i++)
-		ASSERT_EQ(llmem_v4l2_queue(self->dev, i), 0);
-	ASSERT_EQ(llmem_v4l2_stream_on(self->dev), 0);
-	/* The first frames of a stream may precede the pattern settling. */
-	for (int n = 0; n < 3; n++) {
-		ASSERT_EQ(llmem_v4l2_dequeue(self->dev, 10000, &frame), 0);
-		ASSERT_EQ(llmem_v4l2_queue(self->dev, frame.index), 0);
-	}
-	ASSERT_EQ(llmem_v4l2_dequeue(self->dev, 10000, &frame), 0);
-	ASSERT_EQ(llmem_v4l2_export(self->dev, frame.index, &fd), 0);
-	map = mmap(NULL, self->vf.sizeimage, PROT_READ, MAP_SHARED, fd, 0);
-	ASSERT_NE(map, MAP_FAILED);
-	self->mmap_frame = malloc(self->vf.sizeimage);
-	memcpy(self->mmap_frame, map, self->vf.sizeimage);
-	munmap(map, self->vf.sizeimage);
-	close(fd);
-	ASSERT_EQ(llmem_v4l2_stream_off(self->dev), 0);
-	ASSERT_EQ(llmem_v4l2_request_buffers(self->dev, LLMEM_V4L2_MEMORY_MMAP, 0), 0);
-}
-
 FIXTURE_SETUP(contig)
 {
 	ASSERT_EQ(vivid_capture_path(DMA_CONTIG_VIVID, self->path, sizeof(self->path)), 0)
@@ -106,7 +79,7 @@ FIXTURE_SETUP(contig)
 		  0)
 	TH_LOG("%s", llmem_last_error());
 	self->page = (self->vf.sizeimage + 4095) / 4096 * 4096;
-	capture_mmap(_metadata, self);
+	ASSERT_EQ(capture_mmap_frame(self->dev, self->vf.sizeimage, NBUFS, &self->mmap_frame), 0);
 }
 
 FIXTURE_TEARDOWN(contig)
