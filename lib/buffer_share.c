@@ -82,7 +82,10 @@ static int cpu_access(struct llmem_buffer *b, uint32_t access, uint64_t edge, co
 	if (!b || !access || (access & ~(uint32_t)(LLMEM_CPU_READ | LLMEM_CPU_WRITE)))
 		return llmem_error(-EINVAL, "%s: NULL buffer or access 0x%x", what, access);
 	/* Pages with no DMA-BUF behind them (plain, wrapped host memory,
-	 * opaque fds) have no exporter to bracket. */
+	 * opaque fds) have no exporter to bracket; plain memory is told apart
+	 * first so that the common case leaves llmem_last_error() alone. */
+	if (!llmem_memory_handle_types(b->obj.memory))
+		return 0;
 	ret = llmem_memory_page_fd(b->obj.memory, b->obj.alloc.page, &fd);
 	if (ret == -ENOTSUP)
 		return 0;

@@ -184,21 +184,6 @@ void llmem_pipeline_record(const struct llmem_pipeline *p, VkCommandBuffer cmd, 
 	vkCmdDispatch(cmd, groups_x, groups_y, 1);
 }
 
-int llmem_pipeline_dispatch(struct llmem_session *s, VkCommandBuffer cmd, enum llmem_pipeline_id id,
-			    const VkBuffer *buffers, const void *push, uint32_t groups_x,
-			    uint32_t groups_y)
-{
-	struct llmem_pipeline *p;
-	int ret;
-
-	ret = llmem_pipeline_get(s, id, &p);
-	if (ret)
-		return ret;
-	llmem_pipeline_write_set(s, p, p->set, buffers);
-	llmem_pipeline_record(p, cmd, p->set, push, groups_x, groups_y);
-	return 0;
-}
-
 void llmem_pipelines_destroy(struct llmem_session *s)
 {
 	for (int i = 0; i < LLMEM_PIPELINE_COUNT; i++)

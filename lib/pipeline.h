@@ -31,16 +31,6 @@ struct llmem_pipeline {
 };
 
 /*
- * Records a dispatch of pipeline @id over whole @buffers into @cmd, with
- * @push as its push constants.  The caller holds the session's queue (between
- * llmem_cmd_begin() and llmem_cmd_submit()), which is what makes updating
- * the pipeline's one descriptor set safe: the previous submission is done.
- */
-int llmem_pipeline_dispatch(struct llmem_session *s, VkCommandBuffer cmd, enum llmem_pipeline_id id,
-			    const VkBuffer *buffers, const void *push, uint32_t groups_x,
-			    uint32_t groups_y);
-
-/*
  * The pipeline @id, built on first use.  The caller holds the session's
  * queue lock, which serialises building it.
  */
