@@ -56,7 +56,7 @@ struct node {
 	uint64_t padding; /* objects: bytes in front of the object */
 	uint32_t prev_phys, next_phys;
 	uint32_t prev_free, next_free; /* NODE_UNUSED: next_free chains them */
-	uint8_t state;
+	uint8_t fl, sl; /* NODE_FREE: the list it is on, kept to unlink it cheaply */
 };
 
 struct llmem_block {
@@ -66,15 +66,26 @@ struct llmem_block {
 	uint64_t free_ranges;
 	uint64_t allocations;
 
-	uint64_t fl_bitmap;
-	uint32_t sl_bitmap[FL_COUNT];
-	uint32_t heads[FL_COUNT][SL_COUNT];
-
 	struct node *nodes; /* nodes[0] is NIL */
+	/*
+	 * enum node_state of each node, apart from the nodes: allocations and
+	 * frees look at the state of a range's neighbours, and this array
+	 * stays in the data cache where the nodes do not.
+	 */
+	uint8_t *states;
 	uint32_t node_count, node_cap;
 	uint32_t unused; /* chain of NODE_UNUSED nodes */
 	uint32_t unused_count;
 	uint32_t first; /* the node at offset 0 */
+
+	/*
+	 * Only the classes up to the block's own size: a 32 MiB page needs 22
+	 * of the 60 rows, and the smaller table stays in the data cache.
+	 */
+	uint32_t fl_count;
+	uint64_t fl_bitmap;
+	uint32_t sl_bitmap[FL_COUNT];
+	uint32_t heads[][SL_COUNT];
 };
 
 HOT unsigned int log2_floor(uint64_t v)
@@ -125,7 +136,7 @@ HOT bool find_class(const struct llmem_block *b, unsigned int *fl, unsigned int 
 	uint32_t sl_map;
 	uint64_t fl_map;
 
-	if (*fl >= FL_COUNT)
+	if (*fl >= b->fl_count)
 		return false;
 	sl_map = *sl < SL_COUNT ? b->sl_bitmap[*fl] & (~0u << *sl) : 0;
 	if (!sl_map) {
@@ -147,7 +158,9 @@ HOT void list_insert(struct llmem_block *b, uint32_t i)
 
 	class_of(n->size, &fl, &sl);
 	head = b->heads[fl][sl];
-	n->state = NODE_FREE;
+	b->states[i] = NODE_FREE;
+	n->fl = (uint8_t)fl;
+	n->sl = (uint8_t)sl;
 	n->prev_free = NIL;
 	n->next_free = head;
 	if (head != NIL)
@@ -161,9 +174,8 @@ HOT void list_insert(struct llmem_block *b, uint32_t i)
 HOT void list_remove(struct llmem_block *b, uint32_t i)
 {
 	struct node *n = &b->nodes[i];
-	unsigned int fl, sl;
+	unsigned int fl = n->fl, sl = n->sl;
 
-	class_of(n->size, &fl, &sl);
 	if (n->prev_free != NIL)
 		b->nodes[n->prev_free].next_free = n->next_free;
 	else
@@ -182,6 +194,7 @@ HOT void list_remove(struct llmem_block *b, uint32_t i)
 static int reserve_nodes(struct llmem_block *b, uint32_t count)
 {
 	struct node *nodes;
+	uint8_t *states;
 	uint32_t cap;
 
 	if (b->unused_count + (b->node_cap - b->node_count) >= count)
@@ -193,6 +206,10 @@ static int reserve_nodes(struct llmem_block *b, uint32_t count)
 	if (!nodes)
 		return -ENOMEM;
 	b->nodes = nodes;
+	states = realloc(b->states, cap);
+	if (!states)
+		return -ENOMEM; /* the larger nodes array stays: no harm */
+	b->states = states;
 	b->node_cap = cap;
 	return 0;
 }
@@ -212,7 +229,7 @@ HOT uint32_t take_node(struct llmem_block *b)
 
 HOT void put_node(struct llmem_block *b, uint32_t i)
 {
-	b->nodes[i].state = NODE_UNUSED;
+	b->states[i] = NODE_UNUSED;
 	b->nodes[i].next_free = b->unused;
 	b->unused = i;
 	b->unused_count++;
@@ -221,6 +238,7 @@ HOT void put_node(struct llmem_block *b, uint32_t i)
 int llmem_block_create(uint64_t size, uint64_t granularity, struct llmem_block **out)
 {
 	struct llmem_block *b;
+	unsigned int fl, sl;
 
 	if (!out)
 		return llmem_error(-EINVAL, "block: out is NULL");
@@ -232,15 +250,20 @@ int llmem_block_create(uint64_t size, uint64_t granularity, struct llmem_block *
 		return llmem_error(-EINVAL, "block: granularity %llu is not a power of two",
 				   (unsigned long long)granularity);
 
-	b = calloc(1, sizeof(*b));
+	class_of(size, &fl, &sl);
+	b = calloc(1, sizeof(*b) + (fl + 1) * sizeof(b->heads[0]));
 	if (!b)
 		return llmem_error(-ENOMEM, "block: out of host memory");
 	b->node_cap = 64;
 	b->nodes = calloc(b->node_cap, sizeof(*b->nodes));
-	if (!b->nodes) {
+	b->states = calloc(b->node_cap, 1);
+	if (!b->nodes || !b->states) {
+		free(b->nodes);
+		free(b->states);
 		free(b);
 		return llmem_error(-ENOMEM, "block: out of host memory");
 	}
+	b->fl_count = fl + 1;
 	b->size = size;
 	b->granularity = granularity;
 	b->node_count = 2;
@@ -257,6 +280,7 @@ void llmem_block_destroy(struct llmem_block *block)
 	if (!block)
 		return;
 	free(block->nodes);
+	free(block->states);
 	free(block);
 }
 
@@ -277,16 +301,19 @@ HOT uint64_t place(const struct llmem_block *b, uint32_t i, uint64_t size, uint6
 	uint64_t g = b->granularity, end = n->offset + n->size;
 	uint64_t off = align_up(n->offset, alignment);
 
-	if (g > 1 && n->prev_phys != NIL && b->nodes[n->prev_phys].state != kind &&
+	if (g > 1 && n->prev_phys != NIL && b->states[n->prev_phys] != kind &&
 	    (off & ~(g - 1)) < n->offset)
 		off = align_up(off, g);
 	if (off > end || end - off < size)
 		return UINT64_MAX;
-	if (g > 1 && n->next_phys != NIL) {
-		const struct node *next = &b->nodes[n->next_phys];
+	if (g > 1 && n->next_phys != NIL && b->states[n->next_phys] != kind) {
+		/* g is a power of two: masks, not 64-bit divisions. */
+		uint64_t last = (off + size - 1) & ~(g - 1);
 
-		if (next->state != kind &&
-		    (off + size - 1) / g == (next->offset + next->padding) / g)
+		/* The neighbour's object starts at end plus its padding; its node
+		 * is read only when the object ends in end's granule. */
+		if (last >= (end & ~(g - 1)) &&
+		    last == ((end + b->nodes[n->next_phys].padding) & ~(g - 1)))
 			return UINT64_MAX;
 	}
 	return off;
@@ -394,7 +421,7 @@ int llmem_block_alloc(struct llmem_block *block, uint64_t size, uint64_t alignme
 	n->offset = start;
 	n->size = off + size - start;
 	n->padding = pad;
-	n->state = (uint8_t)kind;
+	block->states[u] = (uint8_t)kind;
 
 	if (off + size < end) {
 		t = take_node(block);
@@ -421,8 +448,8 @@ int llmem_block_alloc(struct llmem_block *block, uint64_t size, uint64_t alignme
 static bool is_object(const struct llmem_block *b, uint64_t handle)
 {
 	return handle != NIL && handle < b->node_count &&
-	       (b->nodes[handle].state == LLMEM_BLOCK_LINEAR ||
-		b->nodes[handle].state == LLMEM_BLOCK_OPTIMAL);
+	       (b->states[handle] == LLMEM_BLOCK_LINEAR ||
+		b->states[handle] == LLMEM_BLOCK_OPTIMAL);
 }
 
 int llmem_block_free(struct llmem_block *block, uint64_t handle)
@@ -439,7 +466,7 @@ int llmem_block_free(struct llmem_block *block, uint64_t handle)
 	block->allocations--;
 
 	next = n->next_phys;
-	if (next != NIL && block->nodes[next].state == NODE_FREE) {
+	if (next != NIL && block->states[next] == NODE_FREE) {
 		list_remove(block, next);
 		n->size += block->nodes[next].size;
 		n->next_phys = block->nodes[next].next_phys;
@@ -448,7 +475,7 @@ int llmem_block_free(struct llmem_block *block, uint64_t handle)
 		put_node(block, next);
 	}
 	prev = n->prev_phys;
-	if (prev != NIL && block->nodes[prev].state == NODE_FREE) {
+	if (prev != NIL && block->states[prev] == NODE_FREE) {
 		struct node *p = &block->nodes[prev];
 
 		list_remove(block, prev);
@@ -539,7 +566,7 @@ int llmem_block_dump_json(const struct llmem_block *block, FILE *out)
 	for (uint32_t i = block->first; i != NIL; i = block->nodes[i].next_phys) {
 		const struct node *n = &block->nodes[i];
 
-		if (n->state == NODE_FREE)
+		if (block->states[i] == NODE_FREE)
 			fprintf(out, "%s{\"offset\": %llu, \"size\": %llu, \"free\": true}", sep,
 				(unsigned long long)n->offset, (unsigned long long)n->size);
 		else
@@ -549,7 +576,7 @@ int llmem_block_dump_json(const struct llmem_block *block, FILE *out)
 				sep, (unsigned long long)(n->offset + n->padding),
 				(unsigned long long)(n->size - n->padding),
 				(unsigned long long)n->padding,
-				n->state == LLMEM_BLOCK_LINEAR ? "linear" : "optimal");
+				block->states[i] == LLMEM_BLOCK_LINEAR ? "linear" : "optimal");
 		sep = ", ";
 	}
 	fprintf(out, "]}");

@@ -124,6 +124,8 @@ LLMEM_PUBLIC int llmem_buffer_create_from_host(struct llmem_memory *m,
 		return llmem_error(-EINVAL, "buffer from host: info size %llu, data size %llu",
 				   (unsigned long long)ci.size, (unsigned long long)size);
 	ci.size = size;
+	if (!size)
+		return llmem_error(-EINVAL, "buffer from host: size is 0");
 	llmem_memory_get_info(m, &mi);
 	if (!mi.mappable)
 		return llmem_error(-EPERM, "buffer from host: the memory is not host visible");

@@ -79,6 +79,11 @@ int llmem_cmd_submit(struct llmem_session *s)
 	if (r != VK_SUCCESS)
 		goto out_unlock;
 	what = "vkQueueSubmit";
+	if (llmem_image_init_flush(s)) {
+		r = VK_ERROR_DEVICE_LOST;
+		what = "the move of new images to GENERAL";
+		goto out_unlock;
+	}
 	r = vkQueueSubmit(s->queue, 1, &si, s->fence);
 	if (r != VK_SUCCESS)
 		goto out_unlock;

@@ -12,21 +12,11 @@
 
 #include "buffer_internal.h"
 #include "error.h"
+#include "image_internal.h"
 #include "memory_internal.h"
 #include "session_internal.h"
 
 #define USAGE_MASK 0x1fu
-
-struct llmem_image {
-	struct llmem_object obj;
-	VkImage vk;
-	VkImageType type;
-	VkFormat format;
-	VkImageLayout layout;
-	uint32_t width, height, depth, channels;
-	uint32_t channel_type;
-	uint32_t usage;
-};
 
 struct llmem_image_view {
 	struct llmem_image *image;
@@ -106,24 +96,46 @@ static int parse_shape(const struct llmem_image_create_info *ci, struct llmem_im
 	return 0;
 }
 
-static int check_format(struct llmem_session *s, const struct llmem_image *img)
+/*
+ * Whether the device has the image's format for its usage, and, when the
+ * memory is shared (@handle_type not 0), for memory of that handle type:
+ * a driver may import host allocations into buffers but not into images.
+ */
+static int check_format(struct llmem_session *s, const struct llmem_image *img,
+			VkExternalMemoryHandleTypeFlagBits handle_type)
 {
-	VkImageFormatProperties fp;
+	VkPhysicalDeviceExternalImageFormatInfo external = {
+		.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_IMAGE_FORMAT_INFO,
+		.handleType = handle_type,
+	};
+	VkPhysicalDeviceImageFormatInfo2 fi = {
+		.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_IMAGE_FORMAT_INFO_2,
+		.pNext = handle_type ? &external : NULL,
+		.format = img->format,
+		.type = img->type,
+		.tiling = VK_IMAGE_TILING_OPTIMAL,
+		.usage = img->usage,
+	};
+	VkImageFormatProperties2 fp = { .sType = VK_STRUCTURE_TYPE_IMAGE_FORMAT_PROPERTIES_2 };
+	const VkExtent3D *max = &fp.imageFormatProperties.maxExtent;
 	VkResult r;
 
-	r = vkGetPhysicalDeviceImageFormatProperties(s->physical, img->format, img->type,
-						     VK_IMAGE_TILING_OPTIMAL, img->usage, 0, &fp);
+	r = vkGetPhysicalDeviceImageFormatProperties2(s->physical, &fi, &fp);
+	if (r == VK_ERROR_FORMAT_NOT_SUPPORTED && handle_type)
+		return llmem_error(-ENOTSUP,
+				   "image: the device has no format %d for usage 0x%x in memory "
+				   "of handle type 0x%x",
+				   img->format, img->usage, handle_type);
 	if (r == VK_ERROR_FORMAT_NOT_SUPPORTED)
 		return llmem_error(-ENOTSUP, "image: the device has no format %d for usage 0x%x",
 				   img->format, img->usage);
 	if (r != VK_SUCCESS)
-		return llmem_error(-EIO, "vkGetPhysicalDeviceImageFormatProperties: %s",
+		return llmem_error(-EIO, "vkGetPhysicalDeviceImageFormatProperties2: %s",
 				   llmem_vk_result_name(r));
-	if (img->width > fp.maxExtent.width || img->height > fp.maxExtent.height ||
-	    img->depth > fp.maxExtent.depth)
+	if (img->width > max->width || img->height > max->height || img->depth > max->depth)
 		return llmem_error(-ENOTSUP, "image: %ux%ux%u exceeds the device's %ux%ux%u",
-				   img->depth, img->height, img->width, fp.maxExtent.depth,
-				   fp.maxExtent.height, fp.maxExtent.width);
+				   img->depth, img->height, img->width, max->depth, max->height,
+				   max->width);
 	return 0;
 }
 
@@ -160,7 +172,6 @@ LLMEM_PUBLIC int llmem_image_create(struct llmem_memory *m,
 	struct llmem_image *img;
 	VkMemoryRequirements req;
 	VkDeviceMemory page;
-	VkCommandBuffer cmd;
 	VkResult r;
 	int ret;
 
@@ -173,7 +184,9 @@ LLMEM_PUBLIC int llmem_image_create(struct llmem_memory *m,
 	img->obj.kind = LLMEM_OBJECT_IMAGE;
 	snprintf(img->obj.name, sizeof(img->obj.name), "%s", info->name ? info->name : "");
 	img->usage = info->usage ? info->usage : LLMEM_IMAGE_DEFAULT_USAGE;
-	img->layout = VK_IMAGE_LAYOUT_UNDEFINED;
+	/* GENERAL serves every usage, so callers never see UNDEFINED; the
+	 * move there is deferred to the next submission (image_init.c). */
+	img->layout = VK_IMAGE_LAYOUT_GENERAL;
 	ret = parse_shape(info, img);
 	if (ret)
 		goto out_free;
@@ -183,14 +196,14 @@ LLMEM_PUBLIC int llmem_image_create(struct llmem_memory *m,
 		goto out_free;
 	}
 	s = llmem_memory_session(m);
-	ret = check_format(s, img);
-	if (ret)
-		goto out_free;
 
 	VkExternalMemoryImageCreateInfo external = {
 		.sType = VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_IMAGE_CREATE_INFO,
 		.handleTypes = llmem_memory_handle_types(m),
 	};
+	ret = check_format(s, img, (VkExternalMemoryHandleTypeFlagBits)external.handleTypes);
+	if (ret)
+		goto out_free;
 	VkImageCreateInfo ci = {
 		.sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO,
 		.pNext = external.handleTypes ? &external : NULL,
@@ -220,14 +233,7 @@ LLMEM_PUBLIC int llmem_image_create(struct llmem_memory *m,
 		ret = llmem_error(-EIO, "vkBindImageMemory: %s", llmem_vk_result_name(r));
 		goto out_release;
 	}
-	/* GENERAL serves every usage, so callers never see UNDEFINED. */
-	cmd = llmem_cmd_begin(s);
-	if (!cmd) {
-		ret = -EIO;
-		goto out_release;
-	}
-	transition(cmd, img, VK_IMAGE_LAYOUT_GENERAL);
-	ret = llmem_cmd_submit(s);
+	ret = llmem_image_init_defer(s, img);
 	if (ret)
 		goto out_release;
 	*out = img;
@@ -266,6 +272,7 @@ LLMEM_PUBLIC void llmem_image_destroy(struct llmem_image *img)
 {
 	if (!img)
 		return;
+	llmem_image_init_forget(image_session(img), img);
 	vkDestroyImage(image_session(img)->device, img->vk, NULL);
 	llmem_memory_release(img->obj.memory, &img->obj);
 	free(img);
@@ -326,7 +333,11 @@ LLMEM_PUBLIC struct llmem_memory *llmem_image_memory(const struct llmem_image *i
 
 LLMEM_PUBLIC VkImage llmem_image_vk_image(const struct llmem_image *img)
 {
-	return img ? img->vk : VK_NULL_HANDLE;
+	/* The caller's own work may run on another queue: the image must be
+	 * in GENERAL on the device before the handle leaves. */
+	if (!img || llmem_image_init_settle(image_session(img), (struct llmem_image *)img))
+		return VK_NULL_HANDLE;
+	return img->vk;
 }
 
 LLMEM_PUBLIC int llmem_image_get_allocation(const struct llmem_image *img,
@@ -586,6 +597,7 @@ LLMEM_PUBLIC int llmem_image_view_create(struct llmem_image *img,
 		ret = llmem_error(-EIO, "vkCreateSampler: %s", llmem_vk_result_name(r));
 		goto out_destroy_view;
 	}
+	atomic_fetch_add(&img->views, 1);
 	*out = v;
 	return 0;
 
@@ -605,6 +617,7 @@ LLMEM_PUBLIC void llmem_image_view_destroy(struct llmem_image_view *v)
 	s = image_session(v->image);
 	vkDestroySampler(s->device, v->sampler, NULL);
 	vkDestroyImageView(s->device, v->vk, NULL);
+	atomic_fetch_sub(&v->image->views, 1);
 	free(v);
 }
 
@@ -619,7 +632,9 @@ LLMEM_PUBLIC int llmem_image_view_get_info(const struct llmem_image_view *v,
 
 LLMEM_PUBLIC VkImageView llmem_image_view_vk_view(const struct llmem_image_view *v)
 {
-	return v ? v->vk : VK_NULL_HANDLE;
+	if (!v || !llmem_image_vk_image(v->image))
+		return VK_NULL_HANDLE;
+	return v->vk;
 }
 
 LLMEM_PUBLIC VkSampler llmem_image_view_vk_sampler(const struct llmem_image_view *v)

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
- * Migration: a buffer's bytes moved to another memory in one call, the old
- * buffer destroyed once the device has copied out of it.
+ * Migration: a buffer's bytes or an image's texels moved to another memory
+ * in one call, the old object destroyed once the device has copied out of it.
  */
 #include <errno.h>
+#include <stdio.h>
 
 #include "error.h"
+#include "image_internal.h"
 #include "queue.h"
 #include "xfer_box.h"
 
@@ -34,7 +36,7 @@ LLMEM_PUBLIC int llmem_enqueue_migrate_buffer(struct llmem_queue *q, struct llme
 	ret = llmem_buffer_create(to, &ci, &fresh);
 	if (ret)
 		return ret;
-	ret = xq_enter(q, wait_for, false);
+	ret = xq_enter(q, wait_for, false, event);
 	if (ret)
 		goto out_destroy;
 	if (!xq_record(q)) {
@@ -53,5 +55,146 @@ LLMEM_PUBLIC int llmem_enqueue_migrate_buffer(struct llmem_queue *q, struct llme
 
 out_destroy:
 	llmem_buffer_destroy(fresh);
+	return ret;
+}
+
+/* What llmem_image_create() needs for an image of @img's shape, channel
+ * type, usage and name: a depth of 1 in four dimensions is a 2D image. */
+static void image_like(const struct llmem_image *img, struct llmem_image_create_info *ci)
+{
+	*ci = (struct llmem_image_create_info){
+		.channel_type = img->channel_type,
+		.usage = img->usage,
+		.name = img->obj.name,
+	};
+	if (img->type == VK_IMAGE_TYPE_1D) {
+		ci->ndim = 1;
+		ci->shape[0] = img->width;
+		return;
+	}
+	ci->ndim = 4;
+	ci->shape[0] = img->depth;
+	ci->shape[1] = img->height;
+	ci->shape[2] = img->width;
+	ci->shape[3] = img->channels;
+}
+
+/* Both images from their tracked layouts to the copy's (@enter) or back. */
+static void copy_layouts(VkCommandBuffer cmd, const struct llmem_image *src,
+			 const struct llmem_image *dst, bool enter)
+{
+	const struct llmem_image *img[2] = { src, dst };
+	const VkImageLayout copy[2] = { VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+					VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL };
+	VkImageMemoryBarrier b[2];
+
+	for (int i = 0; i < 2; i++)
+		b[i] = (VkImageMemoryBarrier){
+			.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER,
+			.srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT,
+			.dstAccessMask = VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT,
+			.oldLayout = enter ? img[i]->layout : copy[i],
+			.newLayout = enter ? copy[i] : img[i]->layout,
+			.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+			.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+			.image = img[i]->vk,
+			.subresourceRange = { VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1 },
+		};
+	vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
+			     VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 0, NULL, 0, NULL, 2, b);
+}
+
+static void record_image_copy(VkCommandBuffer cmd, const struct llmem_image *src,
+			      const struct llmem_image *dst)
+{
+	VkImageCopy region = {
+		.srcSubresource = { VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1 },
+		.dstSubresource = { VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1 },
+		.extent = { src->width, src->height, src->depth },
+	};
+
+	xq_barrier(cmd);
+	copy_layouts(cmd, src, dst, true);
+	vkCmdCopyImage(cmd, src->vk, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, dst->vk,
+		       VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &region);
+	copy_layouts(cmd, src, dst, false);
+}
+
+static int check_migrate_image(struct llmem_queue *q, struct llmem_image **image,
+			       struct llmem_memory *to)
+{
+	const uint32_t both = LLMEM_IMAGE_TRANSFER_SRC | LLMEM_IMAGE_TRANSFER_DST;
+	struct llmem_image *img;
+	int views;
+
+	if (!q || !image || !*image || !to)
+		return llmem_error(-EINVAL, "migrate image: NULL %s",
+				   !q		       ? "queue"
+				   : !image || !*image ? "image"
+						       : "memory");
+	img = *image;
+	if (llmem_memory_session(img->obj.memory) != q->session)
+		return llmem_error(-EINVAL, "migrate image: the image is of another session");
+	if (llmem_memory_session(to) != q->session)
+		return llmem_error(-EINVAL, "migrate image: the memory is of another session");
+	if (to == img->obj.memory)
+		return llmem_error(-EINVAL, "migrate image: the image is in that memory already");
+	views = atomic_load(&img->views);
+	if (views)
+		return llmem_error(-EBUSY, "migrate image: the image has %d live view%s", views,
+				   views == 1 ? "" : "s");
+	if ((img->usage & both) != both)
+		return llmem_error(-EPERM, "migrate image: needs TRANSFER_SRC and TRANSFER_DST");
+	return 0;
+}
+
+/*
+ * The old image is destroyed here once a blocking copy is done; otherwise
+ * (an event, or a batch, which never waits) by the queue when the copy
+ * completes or its batch is discarded.  The queue is told so before the copy
+ * is recorded: when that fails, nothing recorded names the new image, which
+ * can go at once.
+ */
+LLMEM_PUBLIC int llmem_enqueue_migrate_image(struct llmem_queue *q, struct llmem_image **image,
+					     struct llmem_memory *to,
+					     const struct llmem_wait_list *wait_for,
+					     struct llmem_event **event)
+{
+	struct llmem_image_create_info ci;
+	struct llmem_image *old, *fresh;
+	char why[448];
+	bool deferred;
+	int ret;
+
+	ret = check_migrate_image(q, image, to);
+	if (ret)
+		return ret;
+	old = *image;
+	image_like(old, &ci);
+	ret = llmem_image_create(to, &ci, &fresh);
+	if (ret) {
+		snprintf(why, sizeof(why), "%s", llmem_last_error());
+		return llmem_error(ret, "migrate image: %s", why);
+	}
+	ret = xq_enter(q, wait_for, false, event);
+	if (ret)
+		goto out_destroy;
+	deferred = event || q->batch;
+	if (!xq_record(q))
+		ret = -EIO;
+	else if (deferred)
+		ret = xq_add_done(q, &(struct xq_done){ .kind = XQ_DONE_MIGRATED, .image = old });
+	if (!ret)
+		record_image_copy(q->open->cmd, old, fresh);
+	ret = xq_leave(q, ret, event);
+	if (ret)
+		goto out_destroy;
+	if (!deferred)
+		llmem_image_destroy(old);
+	*image = fresh;
+	return 0;
+
+out_destroy:
+	llmem_image_destroy(fresh);
 	return ret;
 }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 
 #include "error.h"
@@ -11,14 +12,16 @@ struct pipeline_desc {
 	const struct llmem_shader *shader;
 	uint32_t buffer_count;
 	uint32_t push_size;
+	/* Descriptors pushed per dispatch (VK_KHR_push_descriptor), no set. */
+	bool push_descriptors;
 };
 
 /* Push sizes match the push_constant blocks in shaders/. */
 static const struct pipeline_desc descs[LLMEM_PIPELINE_COUNT] = {
-	[LLMEM_PIPELINE_YUYV_TO_RGBA] = { &llmem_shader_yuyv_to_rgba, 2, 40 },
-	[LLMEM_PIPELINE_NV12_TO_RGBA] = { &llmem_shader_nv12_to_rgba, 2, 40 },
-	[LLMEM_PIPELINE_FILL] = { &llmem_shader_fill, 1, 28 },
-	[LLMEM_PIPELINE_CLEAR] = { &llmem_shader_clear, 1, 20 },
+	[LLMEM_PIPELINE_YUYV_TO_RGBA] = { &llmem_shader_yuyv_to_rgba, 2, 40, false },
+	[LLMEM_PIPELINE_NV12_TO_RGBA] = { &llmem_shader_nv12_to_rgba, 2, 40, false },
+	[LLMEM_PIPELINE_FILL] = { &llmem_shader_fill, 1, 24, true },
+	[LLMEM_PIPELINE_CLEAR] = { &llmem_shader_clear, 1, 20, true },
 };
 
 static void pipeline_fini(VkDevice dev, struct llmem_pipeline *p)
@@ -42,13 +45,42 @@ static int vk_fail(const char *what, VkResult r)
 			   llmem_vk_result_name(r));
 }
 
-static int pipeline_init(VkDevice dev, const struct pipeline_desc *d, struct llmem_pipeline *p)
+/* The pipeline's own descriptor set, for the session's synchronous helper. */
+static int pipeline_set_init(VkDevice dev, const struct pipeline_desc *d, struct llmem_pipeline *p)
 {
-	VkDescriptorSetLayoutBinding bindings[2];
 	VkDescriptorPoolSize pool_size = {
 		.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
 		.descriptorCount = d->buffer_count,
 	};
+	VkResult r;
+
+	r = vkCreateDescriptorPool(dev,
+				   &(VkDescriptorPoolCreateInfo){
+					   .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
+					   .maxSets = 1,
+					   .poolSizeCount = 1,
+					   .pPoolSizes = &pool_size,
+				   },
+				   NULL, &p->pool);
+	if (r != VK_SUCCESS)
+		return vk_fail("vkCreateDescriptorPool", r);
+	r = vkAllocateDescriptorSets(
+		dev,
+		&(VkDescriptorSetAllocateInfo){
+			.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
+			.descriptorPool = p->pool,
+			.descriptorSetCount = 1,
+			.pSetLayouts = &p->set_layout,
+		},
+		&p->set);
+	if (r != VK_SUCCESS)
+		return vk_fail("vkAllocateDescriptorSets", r);
+	return 0;
+}
+
+static int pipeline_init(VkDevice dev, const struct pipeline_desc *d, struct llmem_pipeline *p)
+{
+	VkDescriptorSetLayoutBinding bindings[2];
 	VkPushConstantRange push = {
 		.stageFlags = VK_SHADER_STAGE_COMPUTE_BIT,
 		.size = d->push_size,
@@ -78,6 +110,9 @@ static int pipeline_init(VkDevice dev, const struct pipeline_desc *d, struct llm
 		dev,
 		&(VkDescriptorSetLayoutCreateInfo){
 			.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
+			.flags = d->push_descriptors
+					 ? VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR
+					 : 0,
 			.bindingCount = d->buffer_count,
 			.pBindings = bindings,
 		},
@@ -85,27 +120,12 @@ static int pipeline_init(VkDevice dev, const struct pipeline_desc *d, struct llm
 	if (r != VK_SUCCESS)
 		return vk_fail("vkCreateDescriptorSetLayout", r);
 
-	r = vkCreateDescriptorPool(dev,
-				   &(VkDescriptorPoolCreateInfo){
-					   .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
-					   .maxSets = 1,
-					   .poolSizeCount = 1,
-					   .pPoolSizes = &pool_size,
-				   },
-				   NULL, &p->pool);
-	if (r != VK_SUCCESS)
-		return vk_fail("vkCreateDescriptorPool", r);
-	r = vkAllocateDescriptorSets(
-		dev,
-		&(VkDescriptorSetAllocateInfo){
-			.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
-			.descriptorPool = p->pool,
-			.descriptorSetCount = 1,
-			.pSetLayouts = &p->set_layout,
-		},
-		&p->set);
-	if (r != VK_SUCCESS)
-		return vk_fail("vkAllocateDescriptorSets", r);
+	if (!d->push_descriptors) {
+		int ret = pipeline_set_init(dev, d, p);
+
+		if (ret)
+			return ret;
+	}
 
 	r = vkCreatePipelineLayout(dev,
 				   &(VkPipelineLayoutCreateInfo){
@@ -143,6 +163,9 @@ int llmem_pipeline_get(struct llmem_session *s, enum llmem_pipeline_id id,
 	struct llmem_pipeline *p = &s->pipelines[id];
 	int ret;
 
+	if (descs[id].push_descriptors && !s->push_descriptor_set)
+		return llmem_error(-ENOTSUP, "the %s shader needs VK_KHR_push_descriptor",
+				   descs[id].shader->name);
 	if (!p->pipeline) {
 		ret = pipeline_init(s->device, &descs[id], p);
 		if (ret) {
@@ -182,6 +205,28 @@ void llmem_pipeline_record(const struct llmem_pipeline *p, VkCommandBuffer cmd, 
 				NULL);
 	vkCmdPushConstants(cmd, p->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, p->push_size, push);
 	vkCmdDispatch(cmd, groups_x, groups_y, 1);
+}
+
+void llmem_pipeline_push(struct llmem_session *s, const struct llmem_pipeline *p,
+			 VkCommandBuffer cmd, const VkDescriptorBufferInfo *buffers,
+			 const void *push, uint32_t groups_x, uint32_t groups_y)
+{
+	VkWriteDescriptorSet writes[2];
+
+	for (uint32_t i = 0; i < p->buffer_count; i++)
+		writes[i] = (VkWriteDescriptorSet){
+			.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+			.dstBinding = i,
+			.descriptorCount = 1,
+			.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+			.pBufferInfo = &buffers[i],
+		};
+	vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p->pipeline);
+	s->push_descriptor_set(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p->layout, 0, p->buffer_count,
+			       writes);
+	vkCmdPushConstants(cmd, p->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, p->push_size, push);
+	vkCmdDispatch(cmd, groups_x, groups_y, 1);
+	atomic_fetch_add(&s->shader_dispatches, 1);
 }
 
 void llmem_pipelines_destroy(struct llmem_session *s)

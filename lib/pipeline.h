@@ -2,7 +2,11 @@
 /*
  * The library's compute pipelines (shaders/), built on first use and kept
  * for the session's life.  Each binds storage buffers 0..n-1 of one
- * descriptor set and takes its parameters as push constants.
+ * descriptor set and takes its parameters as push constants.  The
+ * conversions own one set, rewritten per use under the session's
+ * synchronous helper; fill and clear run on transfer queues, whose
+ * submissions overlap, and push their descriptors into the command buffer
+ * instead (VK_KHR_push_descriptor).
  */
 #ifndef LLMEM_PIPELINE_H
 #define LLMEM_PIPELINE_H
@@ -32,7 +36,8 @@ struct llmem_pipeline {
 
 /*
  * The pipeline @id, built on first use.  The caller holds the session's
- * queue lock, which serialises building it.
+ * queue lock, which serialises building it.  -ENOTSUP for fill and clear
+ * on a device without VK_KHR_push_descriptor.
  */
 int llmem_pipeline_get(struct llmem_session *s, enum llmem_pipeline_id id,
 		       struct llmem_pipeline **out);
@@ -44,6 +49,15 @@ void llmem_pipeline_write_set(struct llmem_session *s, const struct llmem_pipeli
 /* Records binding @p with @set, its push constants and a dispatch. */
 void llmem_pipeline_record(const struct llmem_pipeline *p, VkCommandBuffer cmd, VkDescriptorSet set,
 			   const void *push, uint32_t groups_x, uint32_t groups_y);
+
+/*
+ * Records binding @p (a push-descriptor pipeline) with @buffers pushed as
+ * its descriptors, its push constants and a dispatch; counts the dispatch
+ * in s->shader_dispatches.
+ */
+void llmem_pipeline_push(struct llmem_session *s, const struct llmem_pipeline *p,
+			 VkCommandBuffer cmd, const VkDescriptorBufferInfo *buffers,
+			 const void *push, uint32_t groups_x, uint32_t groups_y);
 
 /* Destroys the pipelines built so far; at session destruction. */
 void llmem_pipelines_destroy(struct llmem_session *s);

@@ -14,8 +14,8 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "copy_pool.h"
 #include "error.h"
 #include "queue.h"
 
@@ -35,65 +35,6 @@ bool xq_same_session(const struct llmem_queue *q, const struct llmem_buffer *b)
 	return llmem_memory_session(b->obj.memory) == q->session;
 }
 
-/* Below this a copy is not worth waking other cores for. */
-#define PARALLEL_COPY_MIN (4u << 20)
-#define PARALLEL_COPY_MAX_THREADS 8
-
-struct copy_slice {
-	uint8_t *dst;
-	const uint8_t *src;
-	size_t bytes;
-};
-
-static void *copy_slice_run(void *arg)
-{
-	struct copy_slice *s = arg;
-
-	memcpy(s->dst, s->src, s->bytes);
-	return NULL;
-}
-
-/*
- * One core's memcpy is what bounds the staging ring on a machine whose PCIe
- * link is faster than it (about 10 GB/s against 50 GB/s on an H100 host), so
- * large copies are split over up to half the online cores.  With fewer than
- * four cores there is nothing to gain: the device's own copy (lavapipe's
- * threads) needs them.
- */
-static void parallel_memcpy(uint8_t *dst, const uint8_t *src, size_t bytes)
-{
-	struct copy_slice slices[PARALLEL_COPY_MAX_THREADS];
-	pthread_t threads[PARALLEL_COPY_MAX_THREADS];
-	long cores = sysconf(_SC_NPROCESSORS_ONLN);
-	size_t n = cores >= 4 ? (size_t)cores / 2 : 1, per, started = 0;
-
-	if (n > PARALLEL_COPY_MAX_THREADS)
-		n = PARALLEL_COPY_MAX_THREADS;
-	if (n < 2 || bytes < PARALLEL_COPY_MIN) {
-		memcpy(dst, src, bytes);
-		return;
-	}
-	per = (bytes / n + 63) & ~(size_t)63;
-	for (size_t i = 0; i < n; i++) {
-		size_t at = i * per < bytes ? i * per : bytes;
-		size_t len = bytes - at < per ? bytes - at : per;
-
-		slices[i] = (struct copy_slice){ dst + at, src + at, len };
-	}
-	/* The calling thread takes the first slice; a thread that cannot be
-	 * started leaves its slice to the calling thread too. */
-	for (size_t i = 1; i < n; i++) {
-		if (pthread_create(&threads[i], NULL, copy_slice_run, &slices[i]))
-			break;
-		started = i;
-	}
-	copy_slice_run(&slices[0]);
-	for (size_t i = started + 1; i < n; i++)
-		copy_slice_run(&slices[i]);
-	for (size_t i = 1; i <= started; i++)
-		pthread_join(threads[i], NULL);
-}
-
 void xq_copy_box(uint8_t *dst, uint64_t drp, uint64_t dsp, const uint8_t *src, uint64_t srp,
 		 uint64_t ssp, uint64_t bytes, uint64_t rows, uint64_t slices)
 {
@@ -102,7 +43,7 @@ void xq_copy_box(uint8_t *dst, uint64_t drp, uint64_t dsp, const uint8_t *src, u
 	bool slices_packed = slices == 1 || (dsp == bytes * rows && ssp == dsp);
 
 	if (rows_packed && slices_packed) {
-		parallel_memcpy(dst, src, bytes * rows * slices);
+		copy_pool_memcpy(dst, src, bytes * rows * slices);
 		return;
 	}
 	for (uint64_t z = 0; z < slices; z++)
@@ -179,7 +120,7 @@ static void record_free(struct llmem_queue *q, struct xq_record *rec)
 
 /*
  * Runs a record's host work (@run) or drops it, then puts the record on the
- * free list; @migrated: destroy old copies of migrated buffers.
+ * free list; @migrated: destroy old copies of migrated buffers and images.
  */
 static void record_finish(struct llmem_queue *q, struct xq_record *rec, bool run, bool migrated)
 {
@@ -200,10 +141,13 @@ static void record_finish(struct llmem_queue *q, struct xq_record *rec, bool run
 		xq_copy_box(d->dst, d->dst_row_pitch, d->dst_slice_pitch, src, d->bytes,
 			    d->bytes * d->rows, d->bytes, d->rows, d->slices);
 	}
-	for (uint32_t i = 0; i < rec->done_count; i++)
+	for (uint32_t i = 0; i < rec->done_count; i++) {
 		if (rec->done[i].kind == XQ_DONE_DESTROY ||
-		    (migrated && rec->done[i].kind == XQ_DONE_MIGRATED))
+		    (migrated && rec->done[i].kind == XQ_DONE_MIGRATED)) {
 			llmem_buffer_destroy(rec->done[i].buffer);
+			llmem_image_destroy(rec->done[i].image);
+		}
+	}
 	rec->done_count = 0;
 	rec->recorded = false;
 	vkResetCommandBuffer(rec->cmd, 0);
@@ -337,7 +281,8 @@ static int submit_open(struct llmem_queue *q)
 		.commandBufferCount = 1,
 		.pCommandBuffers = &rec->cmd,
 	};
-	VkResult r;
+	VkResult r = VK_SUCCESS;
+	int ret;
 
 	vkCmdPipelineBarrier(rec->cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
 			     VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &to_host, 0, NULL, 0, NULL);
@@ -348,8 +293,14 @@ static int submit_open(struct llmem_queue *q)
 	}
 	rec->ring_end = q->head;
 	pthread_mutex_lock(&s->queue_lock);
-	r = vkQueueSubmit(s->queue, 1, &si, rec->fence);
+	ret = llmem_image_init_flush(s);
+	if (!ret)
+		r = vkQueueSubmit(s->queue, 1, &si, rec->fence);
 	pthread_mutex_unlock(&s->queue_lock);
+	if (ret) {
+		discard_open(q, q->batch);
+		return ret;
+	}
 	if (r != VK_SUCCESS) {
 		discard_open(q, q->batch);
 		return vk_fail("vkQueueSubmit", r);
@@ -394,21 +345,31 @@ static int check_waits(struct llmem_queue *q, const struct llmem_wait_list *w)
 	return 0;
 }
 
-int xq_enter(struct llmem_queue *q, const struct llmem_wait_list *w, bool host_side)
+int xq_enter(struct llmem_queue *q, const struct llmem_wait_list *w, bool host_side,
+	     struct llmem_event **event)
 {
+	struct llmem_event *ev = NULL;
 	int ret = check_waits(q, w);
 
 	if (ret)
 		return ret;
+	if (event) {
+		ev = malloc(sizeof(*ev));
+		if (!ev)
+			return llmem_error(-ENOMEM, "event: out of memory");
+	}
 	/* Waiting under our lock for another queue's could deadlock. */
 	for (uint32_t i = 0; host_side && w && i < w->count; i++) {
 		if (w->events[i]->queue == q)
 			continue;
 		ret = llmem_event_wait(w->events[i], UINT64_MAX);
-		if (ret)
+		if (ret) {
+			free(ev);
 			return ret;
+		}
 	}
 	pthread_mutex_lock(&q->lock);
+	q->pending_event = ev;
 	return 0;
 }
 
@@ -426,27 +387,30 @@ bool xq_host_turn(struct llmem_queue *q, const struct llmem_wait_list *w, bool b
 	return !q->first;
 }
 
-static int make_event(struct llmem_queue *q, uint64_t seq, struct llmem_event **out)
+/* Hands out the event xq_enter() allocated, naming submission @seq. */
+static void give_event(struct llmem_queue *q, uint64_t seq, struct llmem_event **out)
 {
-	struct llmem_event *ev = malloc(sizeof(*ev));
+	struct llmem_event *ev = q->pending_event;
 
-	if (!ev)
-		return llmem_error(-ENOMEM, "event: out of memory");
+	q->pending_event = NULL;
 	ev->queue = q;
 	ev->seq = seq;
 	*out = ev;
-	return 0;
 }
 
 int xq_leave(struct llmem_queue *q, int ret, struct llmem_event **event)
 {
 	uint64_t seq;
 
+	if (ret) {
+		free(q->pending_event);
+		q->pending_event = NULL;
+	}
 	if (q->batch) {
 		if (ret)
 			q->batch_error = ret;
 		else if (event)
-			ret = make_event(q, xq_record(q) ? q->open->seq : 0, event);
+			give_event(q, xq_record(q) ? q->open->seq : 0, event);
 		pthread_mutex_unlock(&q->lock);
 		return ret;
 	}
@@ -461,10 +425,14 @@ int xq_leave(struct llmem_queue *q, int ret, struct llmem_event **event)
 	else
 		discard_open(q, q->batch);
 	seq = atomic_load(&q->submitted);
-	if (!ret && event)
-		ret = make_event(q, seq, event);
-	else if (!ret)
+	if (ret) {
+		free(q->pending_event);
+		q->pending_event = NULL;
+	} else if (event) {
+		give_event(q, seq, event);
+	} else {
 		ret = wait_seq(q, seq, UINT64_MAX);
+	}
 	retire_done(q);
 	pthread_mutex_unlock(&q->lock);
 	return ret;
@@ -659,13 +627,21 @@ LLMEM_PUBLIC int llmem_queue_begin_batch(struct llmem_queue *q)
 
 LLMEM_PUBLIC int llmem_queue_submit_batch(struct llmem_queue *q, struct llmem_event **event)
 {
+	struct llmem_event *ev = NULL;
 	int ret;
 
 	if (!q)
 		return llmem_error(-EINVAL, "batch submit: NULL queue");
+	/* First, so that running out of memory leaves the batch open. */
+	if (event) {
+		ev = malloc(sizeof(*ev));
+		if (!ev)
+			return llmem_error(-ENOMEM, "batch submit: out of memory for the event");
+	}
 	pthread_mutex_lock(&q->lock);
 	if (!q->batch) {
 		pthread_mutex_unlock(&q->lock);
+		free(ev);
 		return llmem_error(-EINVAL, "batch submit: no batch is open");
 	}
 	q->batch = false;
@@ -673,14 +649,17 @@ LLMEM_PUBLIC int llmem_queue_submit_batch(struct llmem_queue *q, struct llmem_ev
 	if (ret) {
 		discard_open(q, true);
 		pthread_mutex_unlock(&q->lock);
+		free(ev);
 		return llmem_error(ret, "batch submit: an operation of the batch failed");
 	}
 	/* An empty batch still gets its sequence number, for its events. */
 	if (!xq_record(q)) {
 		pthread_mutex_unlock(&q->lock);
+		free(ev);
 		return -EIO;
 	}
 	q->open->recorded = true;
+	q->pending_event = ev;
 	return xq_leave(q, 0, event);
 }
 

@@ -25,14 +25,17 @@ enum xq_done_kind {
 	XQ_DONE_READ,
 	/* Destroy temporary staging. */
 	XQ_DONE_DESTROY,
-	/* Destroy a migrated buffer's old copy: once copied, or with its batch
-	 * when that is discarded (the caller holds the new one by then). */
+	/* Destroy a migrated buffer's or image's old copy: once copied, or with
+	 * its batch when that is discarded (the caller holds the new one by
+	 * then). */
 	XQ_DONE_MIGRATED,
 };
 
 struct xq_done {
 	enum xq_done_kind kind;
 	struct llmem_buffer *buffer;
+	/* XQ_DONE_MIGRATED of an image: the old image (buffer is NULL). */
+	struct llmem_image *image;
 	/* XQ_DONE_READ: bytes [off, off + rows × slices × bytes) of buffer,
 	 * tightly packed, go to dst with the given pitches. */
 	uint64_t off;
@@ -74,6 +77,10 @@ struct llmem_queue {
 	struct xq_record *free;
 	bool batch;
 	int batch_error;
+	/* The event the operation under the lock hands out, allocated before it
+	 * records anything so that running out of memory cannot fail an
+	 * operation already recorded. */
+	struct llmem_event *pending_event;
 
 	uint64_t next_seq;
 	atomic_uint_fast64_t submitted, completed;
@@ -95,11 +102,13 @@ struct xq_span {
  * Entry and exit of every operation.  xq_enter() checks @wait_for and, for
  * a blocking call that wants the host to touch device memory directly
  * (@host_side), waits for the events of other queues before taking the
- * queue's lock; it returns with the lock held.  xq_leave() submits what the
- * operation recorded (unless a batch is open), waits when @event is NULL,
- * hands out the event otherwise, and drops the lock.
+ * queue's lock; it allocates the event when @event is not NULL and returns
+ * with the lock held.  xq_leave() submits what the operation recorded
+ * (unless a batch is open), waits when @event is NULL, hands out the event
+ * otherwise, and drops the lock.
  */
-int xq_enter(struct llmem_queue *q, const struct llmem_wait_list *wait_for, bool host_side);
+int xq_enter(struct llmem_queue *q, const struct llmem_wait_list *wait_for, bool host_side,
+	     struct llmem_event **event);
 int xq_leave(struct llmem_queue *q, int ret, struct llmem_event **event);
 
 /*

@@ -25,6 +25,7 @@ static const char *const optional_extensions[] = {
 	VK_KHR_IMAGE_FORMAT_LIST_EXTENSION_NAME,
 	VK_EXT_IMAGE_DRM_FORMAT_MODIFIER_EXTENSION_NAME,
 	VK_KHR_SAMPLER_MIRROR_CLAMP_TO_EDGE_EXTENSION_NAME,
+	VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME,
 };
 
 #define N_OPTIONAL (sizeof(optional_extensions) / sizeof(optional_extensions[0]))
@@ -319,6 +320,9 @@ static void describe(struct llmem_session *s, const bool *enabled)
 	if (enabled[5])
 		info->caps |= LLMEM_CAP_DRM_FORMAT_MODIFIERS;
 	s->mirror_clamp_to_edge = enabled[6];
+	if (enabled[7])
+		s->push_descriptor_set = (PFN_vkCmdPushDescriptorSetKHR)vkGetDeviceProcAddr(
+			s->device, "vkCmdPushDescriptorSetKHR");
 	if (access("/dev/llmem", F_OK) == 0)
 		info->caps |= LLMEM_CAP_LLMEM_DEVICE;
 }
@@ -477,6 +481,7 @@ LLMEM_PUBLIC int llmem_session_destroy(struct llmem_session *s)
 				   atomic_load(&s->memories));
 	if (s->device) {
 		llmem_pipelines_destroy(s);
+		llmem_image_init_fini(s);
 		llmem_cmd_fini(s);
 		vkDestroyDevice(s->device, NULL);
 	}

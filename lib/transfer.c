@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * Buffer transfers: host to buffer and back, linear or rectangular, through
- * a mapping or the staging ring, buffer to buffer, and fills.
+ * a mapping or the staging ring, and buffer to buffer.  Fills are in
+ * transfer_fill.c.
  */
 #include <errno.h>
 #include <string.h>
@@ -176,7 +177,7 @@ static int host_rect(struct llmem_queue *q, struct llmem_buffer *b, uint8_t *hos
 	if (!map && !(b->usage & need))
 		return llmem_error(-EPERM, "%s: the buffer lacks TRANSFER_%s usage", what,
 				   read ? "SRC" : "DST");
-	ret = xq_enter(q, wait_for, map && !event);
+	ret = xq_enter(q, wait_for, map && !event, event);
 	if (ret)
 		return ret;
 	/* A buffer without transfer usage has only the mapping: wait for it. */
@@ -283,7 +284,7 @@ LLMEM_PUBLIC int llmem_enqueue_copy_buffer_rect(struct llmem_queue *q, struct ll
 	if (!(src->usage & LLMEM_BUFFER_TRANSFER_SRC) || !(dst->usage & LLMEM_BUFFER_TRANSFER_DST))
 		return llmem_error(-EPERM, "copy buffer: needs TRANSFER_SRC on the source and "
 					   "TRANSFER_DST on the destination");
-	ret = xq_enter(q, wait_for, false);
+	ret = xq_enter(q, wait_for, false, event);
 	if (ret)
 		return ret;
 	if (!xq_record(q)) {
@@ -304,93 +305,4 @@ LLMEM_PUBLIC int llmem_enqueue_copy_buffer(struct llmem_queue *q, struct llmem_b
 	struct llmem_rect r = linear_rect(src_offset, dst_offset, size);
 
 	return llmem_enqueue_copy_buffer_rect(q, src, dst, &r, wait_for, event);
-}
-
-/* Copies the bytes of [@from, @to) of the fill from a staged pattern. */
-static int fill_by_copy(struct llmem_queue *q, struct llmem_buffer *b, uint64_t from, uint64_t to,
-			uint64_t start, const uint8_t *pattern, uint32_t psize)
-{
-	uint64_t tile = to - from < 65536 ? to - from : 65536;
-	VkBufferCopy regions[64];
-	struct xq_span sp;
-	uint32_t n = 0;
-	int ret;
-
-	/* A whole number of patterns longer than the tile, so every piece starts in phase. */
-	tile = tile + (psize - tile % psize) % psize + psize;
-	ret = xq_stage(q, tile, STAGE_ALIGN, &sp);
-	if (ret)
-		return ret;
-	for (uint64_t i = 0; i < tile; i++)
-		sp.ptr[i] = pattern[(i + from - start) % psize];
-	ret = xq_stage_flush(&sp, tile);
-	if (ret)
-		return ret;
-	for (uint64_t at = from; at < to;) {
-		uint64_t len = to - at < tile - psize ? to - at : tile - psize;
-
-		regions[n++] = (VkBufferCopy){ sp.off + (at - from) % psize, at, len };
-		at += len;
-		if (n == 64 || at == to) {
-			vkCmdCopyBuffer(q->open->cmd, sp.buffer->vk, b->vk, n, regions);
-			n = 0;
-		}
-	}
-	return 0;
-}
-
-static int record_fill(struct llmem_queue *q, struct llmem_buffer *b, uint64_t offset,
-		       uint64_t size, const uint8_t *pattern, uint32_t psize)
-{
-	uint64_t end = offset + size, lo = (offset + 3) & ~3ull, hi = end & ~3ull;
-	uint32_t word;
-	int ret;
-
-	if (!xq_record(q))
-		return -EIO;
-	xq_barrier(q->open->cmd);
-	/* vkCmdFillBuffer repeats one aligned word; the rest goes by copy. */
-	if (psize > 4 || lo >= hi)
-		return fill_by_copy(q, b, offset, end, offset, pattern, psize);
-	for (int i = 0; i < 4; i++)
-		((uint8_t *)&word)[i] = pattern[i % psize];
-	vkCmdFillBuffer(q->open->cmd, b->vk, lo, hi - lo, word);
-	ret = 0;
-	if (lo > offset)
-		ret = fill_by_copy(q, b, offset, lo, offset, pattern, psize);
-	if (!ret && end > hi)
-		ret = fill_by_copy(q, b, hi, end, offset, pattern, psize);
-	return ret;
-}
-
-LLMEM_PUBLIC int llmem_enqueue_fill_buffer(struct llmem_queue *q, struct llmem_buffer *b,
-					   uint64_t offset, uint64_t size, const void *pattern,
-					   uint32_t psize, const struct llmem_wait_list *wait_for,
-					   struct llmem_event **event)
-{
-	int ret = check_buffer(q, b, "fill buffer");
-
-	if (ret)
-		return ret;
-	if (!pattern)
-		return llmem_error(-EINVAL, "fill buffer: NULL pattern");
-	if (psize == 0 || psize > 16 || (psize & (psize - 1)))
-		return llmem_error(-EINVAL,
-				   "fill buffer: pattern of %u bytes, not 1, 2, 4, 8 or 16", psize);
-	if (size == 0 || offset % psize || size % psize)
-		return llmem_error(-EINVAL,
-				   "fill buffer: offset %llu and size %llu must be non-zero "
-				   "multiples of the %u-byte pattern",
-				   (unsigned long long)offset, (unsigned long long)size, psize);
-	if (offset > b->size || size > b->size - offset)
-		return llmem_error(-EINVAL, "fill buffer: [%llu, +%llu) lies outside %llu bytes",
-				   (unsigned long long)offset, (unsigned long long)size,
-				   (unsigned long long)b->size);
-	if (!(b->usage & LLMEM_BUFFER_TRANSFER_DST))
-		return llmem_error(-EPERM, "fill buffer: the buffer lacks TRANSFER_DST usage");
-	ret = xq_enter(q, wait_for, false);
-	if (ret)
-		return ret;
-	ret = record_fill(q, b, offset, size, pattern, psize);
-	return xq_leave(q, ret, event);
 }

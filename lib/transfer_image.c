@@ -10,6 +10,7 @@
 #include <llmem/vulkan.h>
 
 #include "error.h"
+#include "image_internal.h"
 #include "queue.h"
 #include "xfer_box.h"
 
@@ -118,7 +119,7 @@ static void layout_barrier(VkCommandBuffer cmd, struct llmem_image *img, VkImage
 		.newLayout = enter ? want : tracked,
 		.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
 		.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
-		.image = llmem_image_vk_image(img),
+		.image = img->vk,
 		.subresourceRange = { VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1 },
 	};
 
@@ -143,7 +144,7 @@ static VkBufferImageCopy box_region(const struct img_args *a, uint64_t buffer_of
 static void record_copy(VkCommandBuffer cmd, const struct img_args *a, VkBuffer buf,
 			const VkBufferImageCopy *region, bool to_image)
 {
-	VkImage vk = llmem_image_vk_image(a->img);
+	VkImage vk = a->img->vk;
 	VkImageLayout l = to_image ? VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL
 				   : VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
 
@@ -218,7 +219,7 @@ static int host_image(struct llmem_queue *q, struct llmem_image *img,
 	if (!ret)
 		ret = check_linear(what, &a, layout, UINT64_MAX, &a.lin);
 	if (!ret)
-		ret = xq_enter(q, wait_for, false);
+		ret = xq_enter(q, wait_for, false, event);
 	if (ret)
 		return ret;
 	return xq_leave(q, staged(q, &a, host, read), event);
@@ -274,7 +275,7 @@ static int buffer_image(struct llmem_queue *q, struct llmem_buffer *buf,
 				   "%s: offset and row pitch must be multiples of the %u-byte "
 				   "texel, the slice pitch of the row pitch",
 				   what, a.texel);
-	ret = xq_enter(q, wait_for, false);
+	ret = xq_enter(q, wait_for, false, event);
 	if (ret)
 		return ret;
 	if (!xq_record(q)) {
@@ -427,7 +428,7 @@ LLMEM_PUBLIC int llmem_enqueue_clear_image(struct llmem_queue *q, struct llmem_i
 	if (!ret)
 		ret = encode_texel(img, color, texel);
 	if (!ret)
-		ret = xq_enter(q, wait_for, false);
+		ret = xq_enter(q, wait_for, false, event);
 	if (ret)
 		return ret;
 	if (!xq_record(q)) {
@@ -436,8 +437,8 @@ LLMEM_PUBLIC int llmem_enqueue_clear_image(struct llmem_queue *q, struct llmem_i
 		memcpy(&v, color, sizeof(v));
 		xq_barrier(q->open->cmd);
 		layout_barrier(q->open->cmd, img, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, true);
-		vkCmdClearColorImage(q->open->cmd, llmem_image_vk_image(img),
-				     VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, &v, 1, &range);
+		vkCmdClearColorImage(q->open->cmd, img->vk, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+				     &v, 1, &range);
 		layout_barrier(q->open->cmd, img, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, false);
 	} else {
 		ret = clear_by_copy(q, &a, texel);

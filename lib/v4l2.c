@@ -8,7 +8,6 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include <linux/llmem.h>
 #include <linux/videodev2.h>
 
 #include <llmem/convert.h>
@@ -266,16 +265,11 @@ static int check_slot(struct llmem_v4l2 *dev, uint32_t index, enum llmem_v4l2_me
  */
 static int dmabuf_contiguous(int fd)
 {
-	struct llmem_info info = { .fd = (__u32)fd };
-	int dev = open("/dev/llmem", O_RDWR | O_CLOEXEC);
-	int ret;
+	struct llmem_dmabuf_state state;
 
-	if (dev < 0)
+	if (llmem_dmabuf_query(fd, &state))
 		return -1;
-	ret = ioctl(dev, LLMEM_IOC_INFO, &info) == -1 ? -1
-						      : !!(info.state & LLMEM_STATE_CONTIGUOUS);
-	close(dev);
-	return ret;
+	return !!(state.flags & LLMEM_DMABUF_CONTIGUOUS);
 }
 
 LLMEM_PUBLIC int llmem_v4l2_queue_dmabuf(struct llmem_v4l2 *dev, uint32_t index, int fd,

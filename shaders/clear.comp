@@ -2,6 +2,7 @@
 //
 // Clears a rectangle of an RGBA8 frame held in a buffer with any pitch, in
 // place, so a shared frame need not be an optimal-tiling image to be cleared.
+// Each invocation loops, so one dispatch of any size covers the rectangle.
 #version 450
 
 layout(local_size_x = 16, local_size_y = 8) in;
@@ -18,10 +19,9 @@ layout(push_constant) uniform Params {
 
 void main()
 {
-	uint x = gl_GlobalInvocationID.x;
-	uint row = gl_GlobalInvocationID.y;
+	uvec2 stride = gl_NumWorkGroups.xy * gl_WorkGroupSize.xy;
 
-	if (x >= p.width || row >= p.height)
-		return;
-	dst[(p.offset + row * p.pitch) / 4u + x] = p.rgba;
+	for (uint row = gl_GlobalInvocationID.y; row < p.height; row += stride.y)
+		for (uint x = gl_GlobalInvocationID.x; x < p.width; x += stride.x)
+			dst[(p.offset + row * p.pitch) / 4u + x] = p.rgba;
 }

@@ -7,19 +7,16 @@
  * the CPU and uploads it before converting.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <drm_fourcc.h>
-#include <linux/llmem.h>
 
 #include <llmem/buffer.h>
 #include <llmem/convert.h>
@@ -282,29 +279,18 @@ static int setup(struct camera *c)
 
 /*
  * What llmem.ko knows of a page while the camera holds it: vivid's
- * videobuf2-vmalloc shows up as a vmap, dma-contig drivers as attachments.
- * Pages llmem.ko did not export are handed to it to be tracked first.
+ * videobuf2-vmalloc shows up as a vmap, dma-contig drivers as attachments;
+ * -1 where it cannot tell (no llmem.ko).
  */
 static void query_tracker(int fd, struct camera_result *r)
 {
-	struct llmem_info info = { .fd = (__u32)fd };
-	struct llmem_track track = { .fd = (__u32)fd };
-	int dev = open("/dev/llmem", O_RDWR | O_CLOEXEC);
+	struct llmem_dmabuf_state st;
 
-	r->importer_vmaps = -1;
-	r->importer_attachments = -1;
-	if (dev < 0)
-		return;
-	if (ioctl(dev, LLMEM_IOC_INFO, &info) == -1 && (ioctl(dev, LLMEM_IOC_TRACK, &track) == -1 ||
-							ioctl(dev, LLMEM_IOC_INFO, &info) == -1)) {
-		close(dev);
-		return;
-	}
-	if (info.known & LLMEM_KNOWN_VMAPS)
-		r->importer_vmaps = info.vmaps;
-	if (info.known & LLMEM_KNOWN_ATTACHMENTS)
-		r->importer_attachments = info.attachments;
-	close(dev);
+	if (llmem_dmabuf_query(fd, &st))
+		st.known = 0;
+	r->importer_vmaps = st.known & LLMEM_DMABUF_KNOWN_VMAPS ? (int64_t)st.vmaps : -1;
+	r->importer_attachments =
+		st.known & LLMEM_DMABUF_KNOWN_ATTACHMENTS ? (int64_t)st.attachments : -1;
 }
 
 static int capture(struct camera *c, struct camera_result *r)

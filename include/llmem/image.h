@@ -3,9 +3,12 @@
  * Images: optimal-tiling VkImages laid out in pages of a memory, shaped as
  * Lluvia shapes them, and views with their samplers.
  *
- * Layouts are the library's business: an image is moved to GENERAL when it
- * is created, every copy the library records transitions it as needed and
- * back, and llmem_image_layout() tells where it stands.
+ * Layouts are the library's business: an image is in GENERAL from its
+ * creation on, every copy the library records transitions it as needed and
+ * back, and llmem_image_layout() tells where it stands.  Creation submits
+ * nothing: the move out of UNDEFINED rides on the next submission of the
+ * session (one for all images made since), or happens when vulkan.h hands
+ * out the image's handle.
  *
  * Thread safety: different images may be used from different threads
  * freely.  Uploads, downloads and copies of one image must not run
@@ -168,7 +171,9 @@ struct llmem_image_view_create_info {
  * llmem_image_view_create() - a view of the whole image and its sampler.
  * @info: NULL for the defaults.
  *
- * The view holds a reference on nothing: destroy it before its image.
+ * The view holds a reference on nothing: destroy it before its image.  The
+ * image counts its views: llmem_enqueue_migrate_image() refuses (-EBUSY) to
+ * move an image that has any, since they would be left on the old one.
  *
  * Return: 0; -EINVAL for NULL, unknown filter or address mode, or
  * unnormalised coordinates with a repeating address mode; -ENOTSUP for a

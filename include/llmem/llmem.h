@@ -45,5 +45,7 @@ const char *llmem_last_error(void);
 #include "convert.h"
 #include "share.h"
 #include "v4l2.h"
+#include "transfer.h"
+#include "cuda.h"
 
 #endif /* LLMEM_LLMEM_H */

@@ -201,6 +201,98 @@ enum llmem_cpu_access {
 int llmem_buffer_begin_cpu_access(struct llmem_buffer *buffer, uint32_t access);
 int llmem_buffer_end_cpu_access(struct llmem_buffer *buffer, uint32_t access);
 
+/* llmem_dmabuf_state.known: which counts llmem.ko could see.  A count whose
+ * bit is clear reads 0 and is unknown, not zero. */
+enum llmem_dmabuf_known {
+	LLMEM_DMABUF_KNOWN_ATTACHMENTS = 1u << 0,
+	/* device_maps and device_write_maps. */
+	LLMEM_DMABUF_KNOWN_DEVICE_MAPS = 1u << 1,
+	LLMEM_DMABUF_KNOWN_CPU_MMAPS = 1u << 2,
+	LLMEM_DMABUF_KNOWN_VMAPS = 1u << 3,
+	/* fences and write_fences. */
+	LLMEM_DMABUF_KNOWN_FENCES = 1u << 4,
+	/* LLMEM_DMABUF_CPU_MAPPABLE in flags. */
+	LLMEM_DMABUF_KNOWN_MAPPABLE = 1u << 5,
+};
+
+/* llmem_dmabuf_state.flags. */
+enum llmem_dmabuf_flags {
+	/* llmem.ko exported the buffer: every count is known. */
+	LLMEM_DMABUF_EXPORTED_BY_LLMEM = 1u << 0,
+	/* The CPU may map it now: no device mapping that lets a device write
+	 * and no unsignalled write fence (only with
+	 * LLMEM_DMABUF_KNOWN_MAPPABLE). */
+	LLMEM_DMABUF_CPU_MAPPABLE = 1u << 1,
+	/* Its pages are physically contiguous (never set for a buffer llmem.ko
+	 * did not export). */
+	LLMEM_DMABUF_CONTIGUOUS = 1u << 2,
+};
+
+/* Length of llmem_dmabuf_state.exporter and .name, NUL included. */
+#define LLMEM_DMABUF_NAME_LEN 32
+
+/**
+ * struct llmem_dmabuf_state - what llmem.ko's tracker sees of a DMA-BUF.
+ * @known: enum llmem_dmabuf_known.
+ * @flags: enum llmem_dmabuf_flags.
+ * @size: the buffer's bytes.
+ * @attachments: devices attached.
+ * @device_maps: mappings of those attachments outstanding.
+ * @device_write_maps: those of @device_maps that let the device write.
+ * @cpu_mmaps: user-space mappings (VMAs) of the buffer.
+ * @vmaps: kernel vmap references: an importer that does not attach
+ *	(videobuf2-vmalloc, vivid's default) shows up here.
+ * @fences: unsignalled fences on the buffer.
+ * @write_fences: those of @fences a writer added.
+ * @reserved: zero.
+ * @exporter: the exporter's name ("llmem", "udmabuf", "videobuf2_vmalloc",
+ *	...), NUL-terminated.
+ * @name: the name given with DMA_BUF_SET_NAME, or "".
+ *
+ * As with the other structs the library fills, fields may be added at the
+ * end; the call writes every byte of the struct it knows.
+ */
+struct llmem_dmabuf_state {
+	uint32_t known;
+	uint32_t flags;
+	uint64_t size;
+	uint32_t attachments;
+	uint32_t device_maps;
+	uint32_t device_write_maps;
+	uint32_t cpu_mmaps;
+	uint32_t vmaps;
+	uint32_t fences;
+	uint32_t write_fences;
+	uint32_t reserved;
+	char exporter[LLMEM_DMABUF_NAME_LEN];
+	char name[LLMEM_DMABUF_NAME_LEN];
+};
+
+/**
+ * llmem_dmabuf_query() - ask llmem.ko who holds a DMA-BUF and how.
+ * @fd: any DMA-BUF the caller holds (llmem's own pages, Vulkan's exports,
+ *	VIDIOC_EXPBUF, a DMA heap, another process); it stays the caller's and
+ *	is never closed.
+ * @state: receives the counts; all zero (nothing known) on failure.
+ *
+ * Opens /dev/llmem, issues LLMEM_IOC_INFO on @fd and closes it again: one
+ * open, one ioctl and one close per call.  For llmem's own buffers every
+ * count is known; for a foreign one only the attachments, vmaps and fences
+ * (docs/uapi.md).  The call has no side effect on the buffer: INFO answers
+ * for any DMA-BUF without LLMEM_IOC_TRACK, so the buffer is not tracked (a
+ * track taken through the call's own /dev/llmem file would end at its close
+ * anyway).  The counts are a snapshot: importers may come and go as soon as
+ * it returns.
+ *
+ * Thread-safe: it shares no state between calls.
+ *
+ * Return: 0, or, checked in this order: -EINVAL for a NULL @state; -EBADF
+ * for a negative @fd or one that is not open; -ENODEV when /dev/llmem does
+ * not exist (llmem.ko is not loaded); -EINVAL for an @fd that is not a
+ * DMA-BUF; open()'s or the ioctl's errno otherwise.
+ */
+int llmem_dmabuf_query(int fd, struct llmem_dmabuf_state *state);
+
 /**
  * struct llmem_shared_object - an object of a page sent to another process.
  * @offset: where it starts in the page.

@@ -48,6 +48,7 @@ extern "C" {
 struct llmem_session;
 struct llmem_queue;
 struct llmem_event;
+struct llmem_frame_layout;
 
 enum llmem_queue_flags {
 	/* Never copy through a mapping: always through the staging ring. */
@@ -214,8 +215,15 @@ int llmem_enqueue_copy_buffer_rect(struct llmem_queue *queue, struct llmem_buffe
  * llmem_enqueue_fill_buffer() - repeat a pattern over a range of @buffer.
  * @pattern_size: 1, 2, 4, 8 or 16 bytes.
  *
- * @offset and @size must be multiples of @pattern_size (-EINVAL).  Needs
- * TRANSFER_DST.
+ * @offset and @size must be multiples of @pattern_size (-EINVAL).  The
+ * device writes the range itself, with no staging: vkCmdFillBuffer for
+ * patterns of up to 4 bytes, the fill shader for 8 and 16 bytes when the
+ * buffer has STORAGE usage (LLMEM_BUFFER_DEFAULT_USAGE has it).  Bytes
+ * outside whole 32-bit words, and 8- and 16-byte patterns in buffers
+ * without STORAGE, are copied from a staged tile of the pattern.
+ *
+ * Needs TRANSFER_DST, except for a word-aligned range of a STORAGE buffer,
+ * which the shader fills whatever the pattern (-EPERM otherwise).
  */
 int llmem_enqueue_fill_buffer(struct llmem_queue *queue, struct llmem_buffer *buffer,
 			      uint64_t offset, uint64_t size, const void *pattern,
@@ -269,6 +277,33 @@ int llmem_enqueue_clear_image(struct llmem_queue *queue, struct llmem_image *ima
 			      const struct llmem_wait_list *wait_for, struct llmem_event **event);
 
 /**
+ * llmem_enqueue_clear_frame() - set every pixel of a rectangle of a frame
+ * held in @buffer, in place.
+ * @layout: where the frame lies in @buffer (frame.h): one linear
+ *	DRM_FORMAT_ABGR8888 plane, with any pitch of at least 4 × width.
+ * @region: NULL or a rectangle of the frame in pixels; origin[2] must be 0
+ *	and extent[2] 0 or 1.  The zero value is the whole frame.
+ * @color: R, G, B and A in u32[0..3], each at most 255.
+ *
+ * Frames shared with cameras, displays and codecs live in buffers, where
+ * llmem_enqueue_clear_image() cannot reach them.  The clear shader writes
+ * the rectangle in one dispatch when @buffer has STORAGE usage and the
+ * plane's offset and pitch are multiples of 4; otherwise each row is copied
+ * from a staged run of the colour, which needs TRANSFER_DST.  Only the
+ * rectangle's pixels are written: padding between rows keeps its bytes.
+ *
+ * Return: also -EINVAL for NULL @layout or @color, a layout that is not one
+ * linear ABGR8888 plane, a frame of 0 pixels, a pitch below 4 × width,
+ * rows that lie outside @buffer, a rectangle outside the frame, a channel
+ * above 255; -EPERM when neither path can write the buffer.
+ */
+int llmem_enqueue_clear_frame(struct llmem_queue *queue, struct llmem_buffer *buffer,
+			      const struct llmem_frame_layout *layout,
+			      const struct llmem_image_region *region,
+			      const union llmem_color *color,
+			      const struct llmem_wait_list *wait_for, struct llmem_event **event);
+
+/**
  * llmem_enqueue_migrate_buffer() - move a buffer's bytes to another memory.
  * @buffer: (in/out) the buffer; on success, a new buffer in @to with the
  *	same size, usage, name and bytes.  The old one is destroyed when the
@@ -280,6 +315,40 @@ int llmem_enqueue_clear_image(struct llmem_queue *queue, struct llmem_image *ima
 int llmem_enqueue_migrate_buffer(struct llmem_queue *queue, struct llmem_buffer **buffer,
 				 struct llmem_memory *to, const struct llmem_wait_list *wait_for,
 				 struct llmem_event **event);
+
+/**
+ * llmem_enqueue_migrate_image() - move an image's texels to another memory.
+ * @image: (in/out) the image; on success, a new image in @to with the same
+ *	shape, channel type, usage and name, in the tracked layout (GENERAL),
+ *	holding the same texels (a device copy, vkCmdCopyImage).  The old one
+ *	is destroyed when the copy is done: before the call returns when it
+ *	blocks, otherwise when the event completes (llmem_event_wait(), or a
+ *	later operation of the queue finding it done) or, in a batch, with the
+ *	batch (also when the batch is discarded or fails: the caller holds the
+ *	new image by then, its texels undefined).  The caller must not use the
+ *	old one after the call.
+ * @to: the memory to move to, of the queue's session, not the image's own.
+ *
+ * The counterpart of llmem_enqueue_migrate_buffer(), typically between
+ * host-visible staging and device-local memory.  Views look at one image
+ * and would be left on a destroyed one, so an image with live views is
+ * refused: destroy them, migrate, make new views of the new image.
+ *
+ * On any error *@image is left as it was: the same image, in its memory, its
+ * texels and layout untouched; nothing is left in @to.
+ *
+ * Return: 0; -EINVAL for a NULL queue, image pointer, image or memory,
+ * an image or memory of another session than the queue's, @to being the
+ * image's memory already, or the common wait-list errors; -EBUSY while
+ * views of the image are alive; -EPERM unless the image has both
+ * TRANSFER_SRC and TRANSFER_DST usage; -ENOTSUP when @to cannot hold such
+ * an image (its memory type, or its sharing's handle type, not allowed for
+ * the format and usage); -ENOMEM, also when @to has no room (an import
+ * memory without a page large enough); -EIO.
+ */
+int llmem_enqueue_migrate_image(struct llmem_queue *queue, struct llmem_image **image,
+				struct llmem_memory *to, const struct llmem_wait_list *wait_for,
+				struct llmem_event **event);
 
 #ifdef __cplusplus
 }

@@ -5,7 +5,15 @@
  * one, and never change an image's layout behind the library's back without
  * moving it back to llmem_image_layout() before the next llmem call on it.
  *
- * Thread safety: these only read fields fixed at creation.
+ * The image and view handles come out with the image in GENERAL on the
+ * device: the first call for a new image submits its deferred move out of
+ * UNDEFINED (image.h) if no submission has carried it yet, and waits for
+ * it, so that work on any queue may start from GENERAL; they return
+ * VK_NULL_HANDLE, with llmem_last_error() set, when that submission fails.
+ *
+ * Thread safety: the session, buffer and sampler calls only read fields
+ * fixed at creation; the image and view calls take the session's queue
+ * lock the first time for each image.
  */
 #ifndef LLMEM_VULKAN_H
 #define LLMEM_VULKAN_H

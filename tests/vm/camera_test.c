@@ -7,13 +7,11 @@
  * they are queued and not after.  Runs on 6.12 with Vulkan's own DMA-BUF
  * export and on 6.1 with llmem.ko's pages.
  */
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include <drm_fourcc.h>
-#include <linux/llmem.h>
 #include <linux/videodev2.h>
 
 #include <llmem/llmem.h>
@@ -26,29 +24,8 @@
 
 #define NBUFS 4
 #define FRAMES 5
-
-/* vmaps and attachments llmem.ko sees on a DMA-BUF; -1 where unknown. */
-static void tracker_counts(int fd, long *vmaps, long *attachments)
-{
-	struct llmem_info info = { .fd = (__u32)fd };
-	struct llmem_track track = { .fd = (__u32)fd };
-	int dev = open("/dev/llmem", O_RDWR | O_CLOEXEC);
-
-	*vmaps = *attachments = -1;
-	if (dev < 0)
-		return;
-	/* Pages Vulkan exported are foreign to llmem.ko: track them first. */
-	if (xioctl(dev, LLMEM_IOC_INFO, &info) &&
-	    (xioctl(dev, LLMEM_IOC_TRACK, &track) || xioctl(dev, LLMEM_IOC_INFO, &info))) {
-		close(dev);
-		return;
-	}
-	if (info.known & LLMEM_KNOWN_VMAPS)
-		*vmaps = info.vmaps;
-	if (info.known & LLMEM_KNOWN_ATTACHMENTS)
-		*attachments = info.attachments;
-	close(dev);
-}
+/* The counts llmem.ko sees of any DMA-BUF, its own or Vulkan's. */
+#define ALWAYS_KNOWN (LLMEM_DMABUF_KNOWN_VMAPS | LLMEM_DMABUF_KNOWN_ATTACHMENTS)
 
 FIXTURE(camera)
 {
@@ -158,7 +135,7 @@ TEST_F_TIMEOUT(camera, zero_copy_matches_mmap_capture, 240)
 	struct llmem_memory_info mi;
 	uint8_t *rgba_map, *ref;
 	int fds[NBUFS];
-	long vmaps, attachments;
+	struct llmem_dmabuf_state st;
 
 	ASSERT_EQ(llmem_memory_create(self->s, &shared_ci, &shared), 0)
 	TH_LOG("%s", llmem_last_error());
@@ -222,8 +199,10 @@ TEST_F_TIMEOUT(camera, zero_copy_matches_mmap_capture, 240)
 		EXPECT_LE(worst, 2) TH_LOG("frame %d differs by %d", n, worst);
 		/* vivid holds every other buffer while this one is ours. */
 		if (n == 0) {
-			tracker_counts(fds[(frame.index + 1) % NBUFS], &vmaps, &attachments);
-			EXPECT_GE(vmaps + attachments, 1)
+			ASSERT_EQ(llmem_dmabuf_query(fds[(frame.index + 1) % NBUFS], &st), 0)
+			TH_LOG("%s", llmem_last_error());
+			ASSERT_EQ(st.known & ALWAYS_KNOWN, ALWAYS_KNOWN);
+			EXPECT_GE(st.vmaps + st.attachments, 1)
 			TH_LOG("llmem.ko sees no importer on a queued page");
 		}
 		ASSERT_EQ(llmem_v4l2_queue_dmabuf(self->dev, frame.index, fds[frame.index], page),
@@ -231,9 +210,10 @@ TEST_F_TIMEOUT(camera, zero_copy_matches_mmap_capture, 240)
 	}
 	ASSERT_EQ(llmem_v4l2_stream_off(self->dev), 0);
 	ASSERT_EQ(llmem_v4l2_request_buffers(self->dev, LLMEM_V4L2_MEMORY_DMABUF, 0), 0);
-	tracker_counts(fds[0], &vmaps, &attachments);
-	EXPECT_EQ(vmaps, 0);
-	EXPECT_LE(attachments, 0);
+	ASSERT_EQ(llmem_dmabuf_query(fds[0], &st), 0) TH_LOG("%s", llmem_last_error());
+	ASSERT_EQ(st.known & ALWAYS_KNOWN, ALWAYS_KNOWN);
+	EXPECT_EQ(st.vmaps, 0);
+	EXPECT_EQ(st.attachments, 0);
 
 	free(ref);
 	for (int i = 0; i < NBUFS; i++) {

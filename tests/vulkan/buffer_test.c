@@ -335,11 +335,14 @@ TEST_F(buffer, copy_needs_usage)
 
 struct worker {
 	struct llmem_memory *m;
+	/* Images: device local, since some devices (NVIDIA) place optimal
+	 * images in no host-visible type. */
+	struct llmem_memory *images;
 	unsigned seed;
 	int failures;
 };
 
-/* Creates, maps, checks and destroys buffers and images in a shared memory. */
+/* Creates, maps, checks and destroys buffers and images in shared memories. */
 static void *work(void *arg)
 {
 	struct worker *w = arg;
@@ -366,7 +369,7 @@ static void *work(void *arg)
 		if (i % 8)
 			continue;
 		fill(in, sizeof(in), w->seed + i);
-		if (llmem_image_create_from_host(w->m, &ii, in, sizeof(in), &img)) {
+		if (llmem_image_create_from_host(w->images, &ii, in, sizeof(in), &img)) {
 			w->failures++;
 			continue;
 		}
@@ -380,12 +383,17 @@ static void *work(void *arg)
 /* Threads sharing one memory and session: no failure, no validation message. */
 TEST_F(buffer, threads)
 {
+	struct llmem_memory_create_info ici = { .page_size = 1ull << 20, .name = "images" };
+	struct llmem_memory *images;
 	struct worker w[4];
 	pthread_t t[4];
 	struct llmem_memory_info mi;
 
+	ASSERT_EQ(llmem_memory_create(self->s, &ici, &images), 0);
 	for (int i = 0; i < 4; i++) {
-		w[i] = (struct worker){ .m = self->m, .seed = (unsigned)i * 7 + 1 };
+		w[i] = (struct worker){ .m = self->m,
+					.images = images,
+					.seed = (unsigned)i * 7 + 1 };
 		ASSERT_EQ(pthread_create(&t[i], NULL, work, &w[i]), 0);
 	}
 	for (int i = 0; i < 4; i++) {
@@ -396,6 +404,7 @@ TEST_F(buffer, threads)
 	EXPECT_EQ(mi.object_count, 0);
 	EXPECT_EQ(mi.mapped_pages, 0);
 	EXPECT_LE(mi.page_count, 1);
+	EXPECT_EQ(llmem_memory_destroy(images), 0);
 }
 
 TEST_HARNESS_MAIN

@@ -377,4 +377,134 @@ TEST_F(image, bad_views)
 	llmem_image_destroy(img);
 }
 
+/* Images never used cost no submission and leave nothing behind. */
+TEST_F(image, unused_images_need_no_submission)
+{
+	struct llmem_image_create_info ci = { .ndim = 2, .shape = { 8, 8 } };
+	struct llmem_image *img[3];
+
+	for (int i = 0; i < 3; i++)
+		ASSERT_EQ(llmem_image_create(self->dev, &ci, &img[i]), 0);
+	/* Out of creation order, so that the pending list is reshuffled. */
+	llmem_image_destroy(img[1]);
+	llmem_image_destroy(img[0]);
+	llmem_image_destroy(img[2]);
+}
+
+/* Many new images go to GENERAL with the first submission after them. */
+TEST_F(image, many_new_images_then_one_upload)
+{
+	struct llmem_image_create_info ci = { .ndim = 3, .shape = { 4, 4, 4 } };
+	enum {
+		COUNT = 150
+	};
+	struct llmem_image *img[COUNT];
+	uint8_t in[64], out[64];
+
+	fill(in, sizeof(in), 3);
+	for (int i = 0; i < COUNT; i++)
+		ASSERT_EQ(llmem_image_create(self->dev, &ci, &img[i]), 0);
+	llmem_image_destroy(img[7]);
+	ASSERT_EQ(llmem_image_upload(img[COUNT - 1], in, sizeof(in)), 0);
+	for (int i = 0; i < COUNT; i += 37) {
+		if (i == 7)
+			continue;
+		memset(out, 0, sizeof(out));
+		ASSERT_EQ(llmem_image_upload(img[i], in, sizeof(in)), 0);
+		ASSERT_EQ(llmem_image_download(img[i], out, sizeof(out)), 0);
+		EXPECT_EQ(memcmp(in, out, sizeof(out)), 0);
+	}
+	for (int i = 0; i < COUNT; i++)
+		if (i != 7)
+			llmem_image_destroy(img[i]);
+}
+
+/*
+ * The handle leaves in GENERAL on the device: work recorded by the caller
+ * from GENERAL passes the validation layer's layout check at submission and
+ * its clear is what the library reads back.
+ */
+TEST_F(image, handle_is_in_general_for_own_work)
+{
+	struct llmem_image_create_info ci = { .ndim = 3, .shape = { 4, 4, 4 } };
+	VkDevice dev = llmem_session_vk_device(self->s);
+	VkPhysicalDevice phys = llmem_session_vk_physical_device(self->s);
+	VkQueueFamilyProperties qf[16];
+	uint32_t n = 16, family = 0;
+	VkCommandPool pool;
+	VkCommandBuffer cmd;
+	VkFence fence;
+	VkQueue queue;
+	struct llmem_image *img;
+	VkImage vk;
+	uint8_t out[64];
+
+	/* The library's queue: the first family that computes (session.h). */
+	vkGetPhysicalDeviceQueueFamilyProperties(phys, &n, qf);
+	while (family < n && !(qf[family].queueFlags & VK_QUEUE_COMPUTE_BIT))
+		family++;
+	ASSERT_LT(family, n);
+	vkGetDeviceQueue(dev, family, 0, &queue);
+	ASSERT_EQ(vkCreateCommandPool(dev,
+				      &(VkCommandPoolCreateInfo){
+					      .sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+					      .queueFamilyIndex = family,
+				      },
+				      NULL, &pool),
+		  VK_SUCCESS);
+	ASSERT_EQ(vkAllocateCommandBuffers(
+			  dev,
+			  &(VkCommandBufferAllocateInfo){
+				  .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+				  .commandPool = pool,
+				  .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+				  .commandBufferCount = 1,
+			  },
+			  &cmd),
+		  VK_SUCCESS);
+	ASSERT_EQ(vkCreateFence(
+			  dev, &(VkFenceCreateInfo){ .sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO },
+			  NULL, &fence),
+		  VK_SUCCESS);
+
+	ASSERT_EQ(llmem_image_create(self->dev, &ci, &img), 0);
+	vk = llmem_image_vk_image(img);
+	ASSERT_NE(vk, VK_NULL_HANDLE);
+	ASSERT_EQ(llmem_image_layout(img), VK_IMAGE_LAYOUT_GENERAL);
+
+	ASSERT_EQ(vkBeginCommandBuffer(cmd,
+				       &(VkCommandBufferBeginInfo){
+					       .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+				       }),
+		  VK_SUCCESS);
+	vkCmdClearColorImage(cmd, vk, VK_IMAGE_LAYOUT_GENERAL,
+			     &(VkClearColorValue){ .uint32 = { 1, 2, 3, 4 } }, 1,
+			     &(VkImageSubresourceRange){ VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1 });
+	vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT,
+			     VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 1,
+			     &(VkMemoryBarrier){
+				     .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+				     .srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
+				     .dstAccessMask = VK_ACCESS_MEMORY_READ_BIT,
+			     },
+			     0, NULL, 0, NULL);
+	ASSERT_EQ(vkEndCommandBuffer(cmd), VK_SUCCESS);
+	ASSERT_EQ(vkQueueSubmit(queue, 1,
+				&(VkSubmitInfo){
+					.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
+					.commandBufferCount = 1,
+					.pCommandBuffers = &cmd,
+				},
+				fence),
+		  VK_SUCCESS);
+	ASSERT_EQ(vkWaitForFences(dev, 1, &fence, VK_TRUE, UINT64_MAX), VK_SUCCESS);
+
+	ASSERT_EQ(llmem_image_download(img, out, sizeof(out)), 0);
+	for (int i = 0; i < 64; i++)
+		EXPECT_EQ(out[i], (uint8_t)(i % 4 + 1));
+	vkDestroyFence(dev, fence, NULL);
+	vkDestroyCommandPool(dev, pool, NULL);
+	llmem_image_destroy(img);
+}
+
 TEST_HARNESS_MAIN
