@@ -14,8 +14,6 @@
 
 struct page {
 	struct llmem_block *block; /* NULL: the index is free */
-	/* The block's own count, kept here to spare a call per operation. */
-	uint32_t objects;
 	bool dedicated;
 	bool kept; /* added by llmem_pool_add_page(): lives until the pool does */
 };
@@ -115,7 +113,6 @@ static int new_page(struct llmem_pool *pool, uint64_t size, bool dedicated, uint
 		}
 	}
 	pool->pages[i].block = block;
-	pool->pages[i].objects = 0;
 	pool->pages[i].dedicated = dedicated;
 	pool->pages[i].kept = false;
 	if (i == pool->page_limit)
@@ -143,15 +140,15 @@ static int alloc_in(struct llmem_pool *pool, uint32_t index, uint64_t size, uint
 		    uint64_t *handle)
 {
 	struct llmem_block *block = pool->pages[index].block;
-	struct page *p = &pool->pages[index];
 	struct llmem_block_range range;
+	bool was_empty = llmem_block_is_empty(block);
 	uint64_t h;
 	int ret;
 
 	ret = llmem_block_alloc(block, size, alignment, kind, &range, &h);
 	if (ret)
 		return ret;
-	if (p->objects++ == 0 && !p->dedicated && !p->kept)
+	if (was_empty && !pool->pages[index].dedicated && !pool->pages[index].kept)
 		pool->empty_pages--;
 	info->page = index;
 	info->offset = range.offset;
@@ -233,7 +230,7 @@ int llmem_pool_free(struct llmem_pool *pool, uint64_t handle)
 	if (!p || llmem_block_free(p->block, handle & UINT32_MAX))
 		return llmem_error(-EINVAL, "pool_free: no object %#llx",
 				   (unsigned long long)handle);
-	if (--p->objects > 0 || p->kept)
+	if (!llmem_block_is_empty(p->block) || p->kept)
 		return 0;
 	index = (uint32_t)(p - pool->pages);
 	if (!p->dedicated) {
