@@ -140,19 +140,19 @@ static int check_format(struct llmem_session *s, const struct llmem_image *img,
 }
 
 /*
- * Records a barrier moving @img to @layout.  Prior work on it is not known,
- * so the barrier waits for every earlier write and makes the result visible
- * to every later access: correctness first, the library's own work is
- * synchronous anyway.
+ * Prior work on the image is not known, so the barrier waits for every
+ * earlier write and makes the result visible to every later access:
+ * correctness first, each operation opens with a full barrier anyway.
  */
-static void transition(VkCommandBuffer cmd, struct llmem_image *img, VkImageLayout layout)
+void llmem_image_barrier(VkCommandBuffer cmd, const struct llmem_image *img, VkImageLayout from,
+			 VkImageLayout to)
 {
 	VkImageMemoryBarrier b = {
 		.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER,
 		.srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT,
 		.dstAccessMask = VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT,
-		.oldLayout = img->layout,
-		.newLayout = layout,
+		.oldLayout = from,
+		.newLayout = to,
 		.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
 		.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
 		.image = img->vk,
@@ -161,6 +161,12 @@ static void transition(VkCommandBuffer cmd, struct llmem_image *img, VkImageLayo
 
 	vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
 			     VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 0, NULL, 0, NULL, 1, &b);
+}
+
+/* Moves @img to @layout and tracks it there. */
+static void transition(VkCommandBuffer cmd, struct llmem_image *img, VkImageLayout layout)
+{
+	llmem_image_barrier(cmd, img, img->layout, layout);
 	img->layout = layout;
 }
 

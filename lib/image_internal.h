@@ -28,4 +28,12 @@ struct llmem_image {
 	atomic_bool init_settled;
 };
 
+/*
+ * llmem_image_barrier() - records a barrier moving @img from layout @from to
+ * @to, ordered after every earlier write and before every later access.
+ * The tracked layout is the caller's to update.
+ */
+void llmem_image_barrier(VkCommandBuffer cmd, const struct llmem_image *img, VkImageLayout from,
+			 VkImageLayout to);
+
 #endif

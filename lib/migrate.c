@@ -86,22 +86,10 @@ static void copy_layouts(VkCommandBuffer cmd, const struct llmem_image *src,
 	const struct llmem_image *img[2] = { src, dst };
 	const VkImageLayout copy[2] = { VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
 					VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL };
-	VkImageMemoryBarrier b[2];
 
 	for (int i = 0; i < 2; i++)
-		b[i] = (VkImageMemoryBarrier){
-			.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER,
-			.srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT,
-			.dstAccessMask = VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT,
-			.oldLayout = enter ? img[i]->layout : copy[i],
-			.newLayout = enter ? copy[i] : img[i]->layout,
-			.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
-			.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
-			.image = img[i]->vk,
-			.subresourceRange = { VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1 },
-		};
-	vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
-			     VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 0, NULL, 0, NULL, 2, b);
+		llmem_image_barrier(cmd, img[i], enter ? img[i]->layout : copy[i],
+				    enter ? copy[i] : img[i]->layout);
 }
 
 static void record_image_copy(VkCommandBuffer cmd, const struct llmem_image *src,

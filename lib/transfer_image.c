@@ -110,21 +110,10 @@ static int check_linear(const char *what, const struct img_args *a,
 static void layout_barrier(VkCommandBuffer cmd, struct llmem_image *img, VkImageLayout want,
 			   bool enter)
 {
-	VkImageLayout tracked = (VkImageLayout)llmem_image_layout(img);
-	VkImageMemoryBarrier b = {
-		.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER,
-		.srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT,
-		.dstAccessMask = VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT,
-		.oldLayout = enter ? tracked : want,
-		.newLayout = enter ? want : tracked,
-		.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
-		.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
-		.image = img->vk,
-		.subresourceRange = { VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1 },
-	};
-
-	vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
-			     VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 0, NULL, 0, NULL, 1, &b);
+	if (enter)
+		llmem_image_barrier(cmd, img, img->layout, want);
+	else
+		llmem_image_barrier(cmd, img, want, img->layout);
 }
 
 static VkBufferImageCopy box_region(const struct img_args *a, uint64_t buffer_offset,
