@@ -14,20 +14,9 @@
 
 #include "copy_pool.h"
 #include "kselftest_harness.h"
+#include "pattern.h"
 
 #define BIG (9u << 20)
-
-static void fill_random(uint8_t *p, size_t n, uint64_t seed)
-{
-	uint64_t x = seed | 1;
-
-	for (size_t i = 0; i < n; i++) {
-		x ^= x << 13;
-		x ^= x >> 7;
-		x ^= x << 17;
-		p[i] = (uint8_t)x;
-	}
-}
 
 FIXTURE(copy)
 {
@@ -42,7 +31,7 @@ FIXTURE_SETUP(copy)
 	self->dst = malloc(BIG + 64);
 	ASSERT_NE(NULL, self->src);
 	ASSERT_NE(NULL, self->dst);
-	fill_random(self->src, BIG + 64, 42);
+	test_pattern(self->src, BIG + 64, 42);
 	ASSERT_EQ(3, copy_pool_workers());
 }
 
@@ -123,7 +112,7 @@ TEST_F(copy, concurrent_callers)
 		r[i].dst = malloc(r[i].bytes);
 		ASSERT_NE(NULL, r[i].src);
 		ASSERT_NE(NULL, r[i].dst);
-		fill_random(r[i].src, r[i].bytes, (uint64_t)i + 7);
+		test_pattern(r[i].src, r[i].bytes, (unsigned int)i + 7);
 		r[i].rounds = 40;
 		r[i].bad = 0;
 	}

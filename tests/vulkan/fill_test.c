@@ -16,6 +16,7 @@
 #include <llmem/transfer.h>
 
 #include "kselftest_harness.h"
+#include "pattern.h"
 #include "session_internal.h"
 #include "vk_test.h"
 
@@ -50,18 +51,6 @@ FIXTURE_VARIANT_ADD(fill, staged){
 	.chunk_size = 16 << 10,
 };
 
-static void random_bytes(uint8_t *p, size_t n, unsigned seed)
-{
-	uint32_t x = seed * 2654435761u + 1;
-
-	for (size_t i = 0; i < n; i++) {
-		x ^= x << 13;
-		x ^= x >> 17;
-		x ^= x << 5;
-		p[i] = (uint8_t)x;
-	}
-}
-
 FIXTURE_SETUP(fill)
 {
 	struct llmem_memory_create_info mci = {
@@ -85,7 +74,7 @@ FIXTURE_SETUP(fill)
 	self->host = malloc(BUF_SIZE);
 	ASSERT_NE(self->model, NULL);
 	ASSERT_NE(self->host, NULL);
-	random_bytes(self->model, BUF_SIZE, 1);
+	test_pattern(self->model, BUF_SIZE, 1);
 	ASSERT_EQ(
 		llmem_enqueue_write_buffer(self->q, self->b, 0, self->model, BUF_SIZE, NULL, NULL),
 		0);

@@ -15,6 +15,7 @@
 #include <vulkan/vulkan.h>
 
 #include "kselftest_harness.h"
+#include "pattern.h"
 #include "vk_test.h"
 
 #define PAGE_SIZE (1u << 20)
@@ -96,18 +97,6 @@ FIXTURE_TEARDOWN(migrate)
 	VK_TEST_SESSION_END(self->s);
 }
 
-static void pattern(uint8_t *p, size_t n, unsigned seed)
-{
-	uint32_t x = seed * 2654435761u + 1;
-
-	for (size_t i = 0; i < n; i++) {
-		x ^= x << 13;
-		x ^= x >> 17;
-		x ^= x << 5;
-		p[i] = (uint8_t)x;
-	}
-}
-
 /* An image in @m holding a pattern, and its model; NULL when @m lacks the format. */
 static struct llmem_image *make_image(struct __test_metadata *_metadata,
 				      FIXTURE_DATA(migrate) * self, struct llmem_memory *m,
@@ -125,7 +114,7 @@ static struct llmem_image *make_image(struct __test_metadata *_metadata,
 	size = llmem_image_size(img);
 	*model = malloc(size);
 	EXPECT_NE(*model, NULL);
-	pattern(*model, size, seed);
+	test_pattern(*model, size, seed);
 	EXPECT_EQ(llmem_enqueue_write_image(self->q, img, NULL, *model, NULL, NULL, NULL), 0);
 	return img;
 }
@@ -296,7 +285,7 @@ TEST_F(migrate, in_order_with_events)
 	ASSERT_NE(img, NULL);
 	fresh = malloc(llmem_image_size(img));
 	ASSERT_NE(fresh, NULL);
-	pattern(fresh, llmem_image_size(img), 99);
+	test_pattern(fresh, llmem_image_size(img), 99);
 	ASSERT_EQ(llmem_enqueue_write_image(self->q, img, NULL, fresh, NULL, NULL, &wrote), 0);
 	wl.events = &wrote;
 	ASSERT_EQ(llmem_enqueue_migrate_image(self->q, &img, self->dev, &wl,
@@ -516,7 +505,7 @@ TEST_F(migrate, bad_input)
 	ASSERT_EQ(llmem_image_create(other_m, &ci, &other_img), 0);
 	other_model = malloc(llmem_image_size(other_img));
 	ASSERT_NE(other_model, NULL);
-	pattern(other_model, llmem_image_size(other_img), 8);
+	test_pattern(other_model, llmem_image_size(other_img), 8);
 	ASSERT_EQ(
 		llmem_enqueue_write_image(other_q, other_img, NULL, other_model, NULL, NULL, NULL),
 		0);

@@ -12,6 +12,7 @@
 #include <vulkan/vulkan.h>
 
 #include "kselftest_harness.h"
+#include "pattern.h"
 #include "vk_test.h"
 
 #define BUF_SIZE 200000
@@ -42,18 +43,6 @@ FIXTURE_VARIANT_ADD(xfer, staged){
 	.chunk_size = 16 << 10,
 };
 
-static void pattern(uint8_t *p, size_t n, unsigned seed)
-{
-	uint32_t x = seed * 2654435761u + 1;
-
-	for (size_t i = 0; i < n; i++) {
-		x ^= x << 13;
-		x ^= x >> 17;
-		x ^= x << 5;
-		p[i] = (uint8_t)x;
-	}
-}
-
 FIXTURE_SETUP(xfer)
 {
 	struct llmem_memory_create_info mci = {
@@ -76,7 +65,7 @@ FIXTURE_SETUP(xfer)
 	ASSERT_NE(self->model, NULL);
 	ASSERT_NE(self->host, NULL);
 	/* Known contents, written through the queue itself. */
-	pattern(self->model, BUF_SIZE, 1);
+	test_pattern(self->model, BUF_SIZE, 1);
 	ASSERT_EQ(
 		llmem_enqueue_write_buffer(self->q, self->b, 0, self->model, BUF_SIZE, NULL, NULL),
 		0);
@@ -120,7 +109,7 @@ TEST_F(xfer, linear_odd)
 	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
 		uint64_t off = cases[c][0], n = cases[c][1];
 
-		pattern(src, n, (unsigned)c + 10);
+		test_pattern(src, n, (unsigned)c + 10);
 		ASSERT_EQ(llmem_enqueue_write_buffer(self->q, self->b, off, src, n, NULL, NULL), 0);
 		memcpy(self->model + off, src, n);
 		memset(dst, 0, n);
@@ -176,7 +165,7 @@ TEST_F(xfer, rect)
 	for (size_t c = 0; c < sizeof(rects) / sizeof(rects[0]); c++) {
 		struct llmem_rect back = rects[c];
 
-		pattern(src, BUF_SIZE, (unsigned)c + 20);
+		test_pattern(src, BUF_SIZE, (unsigned)c + 20);
 		ASSERT_EQ(llmem_enqueue_write_buffer_rect(self->q, self->b, src, &rects[c], NULL,
 							  NULL),
 			  0);
@@ -325,7 +314,7 @@ TEST_F(xfer, events)
 	uint8_t src[3000], out[3000];
 	static const uint8_t pat = 0x42;
 
-	pattern(src, sizeof(src), 99);
+	test_pattern(src, sizeof(src), 99);
 	ASSERT_EQ(llmem_queue_create(self->s, NULL, &other), 0);
 	ASSERT_EQ(llmem_enqueue_write_buffer(self->q, self->b, 10, src, sizeof(src), NULL, &w), 0);
 	ASSERT_EQ(llmem_enqueue_copy_buffer(self->q, self->b, 10, self->b, 50000, sizeof(src),
@@ -364,7 +353,7 @@ TEST_F(xfer, batch)
 	uint8_t big[100000], out[100000];
 	static const uint16_t pat = 0xbeef;
 
-	pattern(big, sizeof(big), 7);
+	test_pattern(big, sizeof(big), 7);
 	ASSERT_EQ(llmem_queue_begin_batch(self->q), 0);
 	EXPECT_EQ(llmem_queue_begin_batch(self->q), -EBUSY);
 	/* Larger than the small ring: staged outside it for this batch. */
