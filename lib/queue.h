@@ -53,6 +53,11 @@ struct xq_record {
 	uint64_t ring_start, ring_end;
 	struct xq_done *done;
 	uint32_t done_count, done_cap;
+	/* Events the device waits on before reading staging that the host
+	 * fills after submission (xq_gate()): the first gate_count are in use
+	 * and reset when the record retires, gate_made exist. */
+	VkEvent *gates;
+	uint32_t gate_count, gate_made;
 	bool recorded;
 };
 
@@ -128,10 +133,38 @@ int xq_flush(struct llmem_queue *q);
 /* Staging for @size bytes at a multiple of @align, waiting for the ring to
  * drain outside a batch, allocating beyond it in one. */
 int xq_stage(struct llmem_queue *q, uint64_t size, uint64_t align, struct xq_span *out);
+/* The same, placed in the first @window bytes of the ring. */
+int xq_stage_window(struct llmem_queue *q, uint64_t size, uint64_t align, uint64_t window,
+		    struct xq_span *out);
 /* The part of a transfer staged at once. */
 uint64_t xq_chunk(const struct llmem_queue *q);
 /* Makes host writes to a span visible to the device. */
 int xq_stage_flush(const struct xq_span *span, uint64_t size);
+
+/*
+ * Streamed staging.  xq_gate() records, in the record being filled, a wait
+ * for an event that the host sets with xq_gate_open() once it has written
+ * the staging the commands after the wait read.  One submission then
+ * carries a whole chunk of a transfer while the host is still copying it
+ * piece by piece: the device starts on each piece as soon as it is written,
+ * without a submission per piece.  Every gate of a submitted record must be
+ * opened before anything waits for that record; gates of a record that is
+ * discarded unsubmitted need not be.
+ */
+int xq_gate(struct llmem_queue *q, VkEvent *gate);
+int xq_gate_open(struct llmem_queue *q, VkEvent gate);
+/* How a streamed transfer is cut: @piece bytes written and gated at a
+ * time, @group pieces to a submission, staged at multiples of
+ * XQ_STREAM_ALIGN in the ring's first @window bytes. */
+#define XQ_STREAM_ALIGN 64
+#define XQ_STREAM_GROUP_MAX 4
+
+struct xq_stream_shape {
+	uint64_t piece, window;
+	uint32_t group;
+};
+
+void xq_stream_shape(const struct llmem_queue *q, struct xq_stream_shape *out);
 
 int xq_add_done(struct llmem_queue *q, const struct xq_done *done);
 

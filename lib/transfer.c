@@ -90,36 +90,96 @@ static int mapped_rect(struct llmem_buffer *b, const struct rect_args *a, uint8_
 	return ret;
 }
 
+struct staged_piece {
+	struct xfer_box box;
+	struct xq_span span;
+	VkEvent gate;
+};
+
+/* Stages a piece and records its copy into @b, behind a gate if @gated. */
+static int record_piece(struct llmem_queue *q, struct llmem_buffer *b, const struct rect_args *a,
+			struct staged_piece *p, uint64_t window, bool gated)
+{
+	const struct xfer_box *box = &p->box;
+	struct xfer_lin s, d = a->dst;
+	int ret;
+
+	ret = xq_stage_window(q, box->w * box->h * box->d, gated ? XQ_STREAM_ALIGN : STAGE_ALIGN,
+			      window, &p->span);
+	if (!ret && gated)
+		ret = xq_gate(q, &p->gate);
+	if (ret)
+		return ret;
+	s = (struct xfer_lin){ p->span.off, box->w, box->w * box->h };
+	d.base = xfer_lin_at(&a->dst, 1, box->x, box->y, box->z);
+	xfer_copy_rows(q->open->cmd, p->span.buffer->vk, &s, b->vk, &d, box->w, box->h, box->d);
+	return 0;
+}
+
+/*
+ * Copies the host's pieces into their staging and, when gated, lets the
+ * device at each as soon as it is written.  Every gate is opened, after an
+ * error too: the submission waiting for them must complete.
+ */
+static int fill_pieces(struct llmem_queue *q, const struct rect_args *a, const uint8_t *host,
+		       const struct staged_piece *p, uint32_t n, bool gated)
+{
+	int ret = 0;
+
+	for (uint32_t i = 0; i < n; i++) {
+		const struct xfer_box *box = &p[i].box;
+		int err;
+
+		xq_copy_box(p[i].span.ptr, box->w, box->w * box->h,
+			    host + xfer_lin_at(&a->src, 1, box->x, box->y, box->z), a->src.rp,
+			    a->src.sp, box->w, box->h, box->d);
+		err = xq_stage_flush(&p[i].span, box->w * box->h * box->d);
+		if (gated) {
+			int opened = xq_gate_open(q, p[i].gate);
+
+			err = err ? err : opened;
+		}
+		ret = ret ? ret : err;
+	}
+	return ret;
+}
+
+/*
+ * Outside a batch, a chunk of the transfer is one submission of gated
+ * pieces: the device copies each piece out of the ring while the host
+ * writes the next.  In a batch nothing runs before the batch is submitted,
+ * so each chunk is staged and recorded as it comes.
+ */
 static int staged_write(struct llmem_queue *q, struct llmem_buffer *b, const struct rect_args *a,
 			const uint8_t *host)
 {
+	bool stream = !q->batch;
+	struct xq_stream_shape shape = { xq_chunk(q), q->ring_size, 1 };
+	struct staged_piece p[XQ_STREAM_GROUP_MAX];
 	struct xfer_cut cut;
-	struct xfer_box box;
+	uint32_t n;
 	int ret;
 
-	xfer_cut_init(&cut, 1, a->w, a->h, a->d, xq_chunk(q));
-	while (xfer_cut_next(&cut, &box)) {
-		uint64_t bytes = box.w * box.h * box.d;
-		struct xq_span sp;
-		struct xfer_lin s, d = a->dst;
-
-		ret = xq_stage(q, bytes, STAGE_ALIGN, &sp);
+	if (stream)
+		xq_stream_shape(q, &shape);
+	xfer_cut_init(&cut, 1, a->w, a->h, a->d, shape.piece);
+	do {
+		for (n = 0; n < shape.group && xfer_cut_next(&cut, &p[n].box); n++) {
+			if (!n) {
+				if (!xq_record(q))
+					return -EIO;
+				xq_barrier(q->open->cmd);
+			}
+			ret = record_piece(q, b, a, &p[n], shape.window, stream);
+			if (ret)
+				return ret;
+		}
+		ret = stream && n ? xq_flush(q) : 0;
+		if (!ret)
+			ret = fill_pieces(q, a, host, p, n, stream);
 		if (ret)
 			return ret;
-		xq_copy_box(sp.ptr, box.w, box.w * box.h,
-			    host + xfer_lin_at(&a->src, 1, box.x, box.y, box.z), a->src.rp,
-			    a->src.sp, box.w, box.h, box.d);
-		ret = xq_stage_flush(&sp, bytes);
-		if (ret)
-			return ret;
-		s = (struct xfer_lin){ sp.off, box.w, box.w * box.h };
-		d.base = xfer_lin_at(&a->dst, 1, box.x, box.y, box.z);
-		xq_barrier(q->open->cmd);
-		xfer_copy_rows(q->open->cmd, sp.buffer->vk, &s, b->vk, &d, box.w, box.h, box.d);
-		ret = xq_flush(q);
-		if (ret)
-			return ret;
-	}
+	} while (n == shape.group);
 	return 0;
 }
 

@@ -1,0 +1,287 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Streamed staging: uploads larger than a piece go out as one submission
+ * per chunk whose copies wait on events the host sets piece by piece.
+ * Every byte is checked against a host-side model; the queue's records are
+ * inspected (the test links the static library) to show that the pieces
+ * were gated and that the gates are reused rather than made per copy.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+
+#include <llmem/transfer.h>
+
+#include "kselftest_harness.h"
+#include "pattern.h"
+#include "queue.h"
+#include "vk_test.h"
+
+#define BUF_SIZE ((21u << 20) + 333)
+
+FIXTURE(stream)
+{
+	struct llmem_session *s;
+	struct llmem_memory *m;
+	struct llmem_queue *q;
+	struct llmem_buffer *b;
+	uint8_t *model, *host, *back;
+};
+
+FIXTURE_VARIANT(stream)
+{
+	uint64_t staging_size, chunk_size;
+};
+
+/* The defaults: 32 MiB in 8 MiB chunks. */
+FIXTURE_VARIANT_ADD(stream, defaults){};
+
+/* Three pieces to a chunk; a 21 MiB upload wraps the ring seven times. */
+FIXTURE_VARIANT_ADD(stream, small_ring){
+	.staging_size = 3 << 20,
+	.chunk_size = 3 << 19,
+};
+
+/* Chunks that are no multiple of the piece, in a ring that is no multiple
+ * of the chunk: pieces end where the ring must wrap. */
+FIXTURE_VARIANT_ADD(stream, uneven){
+	.staging_size = (5 << 20) + (12 << 10),
+	.chunk_size = (5 << 18) + (4 << 10),
+};
+
+FIXTURE_SETUP(stream)
+{
+	struct llmem_memory_create_info mci = { .flags = LLMEM_MEMORY_DEVICE_LOCAL };
+	struct llmem_queue_create_info qci = {
+		.flags = LLMEM_QUEUE_NO_MAPPING,
+		.staging_size = variant->staging_size,
+		.chunk_size = variant->chunk_size,
+	};
+	struct llmem_buffer_create_info bci = { .size = BUF_SIZE, .name = "b" };
+
+	VK_TEST_SESSION(self->s);
+	ASSERT_EQ(llmem_memory_create(self->s, &mci, &self->m), 0);
+	ASSERT_EQ(llmem_queue_create(self->s, &qci, &self->q), 0);
+	ASSERT_EQ(llmem_buffer_create(self->m, &bci, &self->b), 0);
+	self->model = malloc(BUF_SIZE);
+	self->host = malloc(BUF_SIZE);
+	self->back = malloc(BUF_SIZE);
+	ASSERT_NE(self->model, NULL);
+	ASSERT_NE(self->host, NULL);
+	ASSERT_NE(self->back, NULL);
+	test_pattern(self->model, BUF_SIZE, 3);
+	ASSERT_EQ(
+		llmem_enqueue_write_buffer(self->q, self->b, 0, self->model, BUF_SIZE, NULL, NULL),
+		0);
+}
+
+FIXTURE_TEARDOWN(stream)
+{
+	llmem_buffer_destroy(self->b);
+	llmem_queue_destroy(self->q);
+	llmem_memory_destroy(self->m);
+	free(self->model);
+	free(self->host);
+	free(self->back);
+	VK_TEST_SESSION_END(self->s);
+}
+
+/* Reads the whole buffer back (chunk by chunk, no gates) against the model. */
+static int check_model(struct __test_metadata *_metadata, FIXTURE_DATA(stream) * self)
+{
+	memset(self->back, 0, BUF_SIZE);
+	EXPECT_EQ(llmem_enqueue_read_buffer(self->q, self->b, 0, self->back, BUF_SIZE, NULL, NULL),
+		  0);
+	for (size_t i = 0; i < BUF_SIZE; i++) {
+		if (self->back[i] != self->model[i]) {
+			TH_LOG("first difference at byte %zu: %u, want %u", i, self->back[i],
+			       self->model[i]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* The queue's idle records and the gates they hold. */
+static void count_records(struct llmem_queue *q, uint32_t *records, uint32_t *gates)
+{
+	*records = *gates = 0;
+	for (struct xq_record *rec = q->free; rec; rec = rec->next) {
+		(*records)++;
+		*gates += rec->gate_made;
+	}
+}
+
+TEST_F(stream, linear_odd)
+{
+	static const uint64_t cases[][2] = {
+		{ 0, BUF_SIZE },	 { 1, BUF_SIZE - 2 },
+		{ 777, (9u << 20) + 5 }, { (3u << 20) - 1, (512u << 10) + 1 },
+		{ BUF_SIZE - 1, 1 },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		uint64_t off = cases[i][0], size = cases[i][1];
+
+		test_pattern(self->host, size, 100 + (unsigned int)i);
+		ASSERT_EQ(llmem_enqueue_write_buffer(self->q, self->b, off, self->host, size, NULL,
+						     NULL),
+			  0);
+		memcpy(self->model + off, self->host, size);
+		ASSERT_EQ(check_model(_metadata, self), 0);
+	}
+}
+
+/* Rows cut into pieces: pitches on both sides, pieces ending mid-row. */
+TEST_F(stream, rect)
+{
+	struct llmem_rect r = {
+		.src_origin = { 5, 3, 1 },
+		.dst_origin = { 11, 7, 2 },
+		.region = { 3001, 700, 3 },
+		.src_pitch = { 3100, 3100 * 720 },
+		.dst_pitch = { 3333, 3333 * 710 },
+	};
+	uint64_t src_size = 3100ull * 720 * 4;
+
+	ASSERT_LE(11 + 3333ull * 7 + 3333ull * 710 * 4, BUF_SIZE);
+	test_pattern(self->host, src_size, 21);
+	ASSERT_EQ(llmem_enqueue_write_buffer_rect(self->q, self->b, self->host, &r, NULL, NULL), 0);
+	for (uint64_t z = 0; z < r.region[2]; z++)
+		for (uint64_t y = 0; y < r.region[1]; y++)
+			memcpy(self->model + r.dst_origin[0] + (r.dst_origin[1] + y) * 3333 +
+				       (r.dst_origin[2] + z) * 3333 * 710,
+			       self->host + r.src_origin[0] + (r.src_origin[1] + y) * 3100 +
+				       (r.src_origin[2] + z) * 3100 * 720,
+			       r.region[0]);
+	ASSERT_EQ(check_model(_metadata, self), 0);
+}
+
+/*
+ * Non-blocking uploads, each followed by operations that depend on it in
+ * the queue and on another queue: a gated submission holds the device
+ * queue until its host copy is done, and the others wait behind it.
+ */
+TEST_F(stream, events_and_other_queue)
+{
+	struct llmem_event *w1, *w2, *c, *f;
+	struct llmem_queue *other;
+	static const uint32_t pat = 0x5a5aa5a5;
+	uint64_t half = BUF_SIZE / 2;
+
+	ASSERT_EQ(llmem_queue_create(self->s, NULL, &other), 0);
+	test_pattern(self->host, BUF_SIZE, 5);
+	ASSERT_EQ(llmem_enqueue_write_buffer(self->q, self->b, 0, self->host, half, NULL, &w1), 0);
+	ASSERT_EQ(llmem_enqueue_write_buffer(self->q, self->b, half, self->host + half,
+					     BUF_SIZE - half, NULL, &w2),
+		  0);
+	ASSERT_EQ(llmem_enqueue_copy_buffer(self->q, self->b, 0, self->b, half, 1 << 20,
+					    &(struct llmem_wait_list){ 1, &w2 }, &c),
+		  0);
+	ASSERT_EQ(llmem_enqueue_fill_buffer(other, self->b, 4096, 1 << 16, &pat, 4,
+					    &(struct llmem_wait_list){ 1, &c }, &f),
+		  0);
+	ASSERT_EQ(llmem_event_wait(f, UINT64_MAX), 0);
+	EXPECT_EQ(llmem_event_wait(w1, 0), 0);
+	memcpy(self->model, self->host, BUF_SIZE);
+	memcpy(self->model + half, self->host, 1 << 20);
+	for (int i = 0; i < 1 << 16; i += 4)
+		memcpy(self->model + 4096 + i, &pat, 4);
+	llmem_event_release(w1);
+	llmem_event_release(w2);
+	llmem_event_release(c);
+	llmem_event_release(f);
+	llmem_queue_destroy(other);
+	ASSERT_EQ(check_model(_metadata, self), 0);
+}
+
+struct uploader {
+	struct llmem_queue *q;
+	struct llmem_buffer *b;
+	const uint8_t *src;
+	uint64_t size;
+	int ret;
+};
+
+static void *upload_repeatedly(void *arg)
+{
+	struct uploader *u = arg;
+
+	for (int i = 0; i < 4 && !u->ret; i++)
+		u->ret = llmem_enqueue_write_buffer(u->q, u->b, 0, u->src, u->size, NULL, NULL);
+	return NULL;
+}
+
+/* Two threads stream into two buffers through two queues of one session,
+ * whose submissions share the device queue. */
+TEST_F(stream, two_threads)
+{
+	struct llmem_buffer_create_info bci = { .size = BUF_SIZE, .name = "second" };
+	struct uploader u[2] = {
+		{ .b = self->b, .src = self->host, .size = BUF_SIZE },
+		{ .src = self->model, .size = BUF_SIZE },
+	};
+	pthread_t t[2];
+
+	ASSERT_EQ(llmem_queue_create(self->s,
+				     &(struct llmem_queue_create_info){
+					     .flags = LLMEM_QUEUE_NO_MAPPING,
+				     },
+				     &u[1].q),
+		  0);
+	u[0].q = self->q;
+	ASSERT_EQ(llmem_buffer_create(self->m, &bci, &u[1].b), 0);
+	test_pattern(self->host, BUF_SIZE, 77);
+	test_pattern(self->model, BUF_SIZE, 78);
+	for (int i = 0; i < 2; i++)
+		ASSERT_EQ(pthread_create(&t[i], NULL, upload_repeatedly, &u[i]), 0);
+	for (int i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+	EXPECT_EQ(u[0].ret, 0);
+	EXPECT_EQ(u[1].ret, 0);
+	ASSERT_EQ(llmem_enqueue_read_buffer(u[1].q, u[1].b, 0, self->back, BUF_SIZE, NULL, NULL),
+		  0);
+	EXPECT_EQ(memcmp(self->back, self->model, BUF_SIZE), 0);
+	memcpy(self->model, self->host, BUF_SIZE);
+	llmem_buffer_destroy(u[1].b);
+	llmem_queue_destroy(u[1].q);
+	ASSERT_EQ(check_model(_metadata, self), 0);
+}
+
+/*
+ * Each chunk is one submission of gated pieces, and the records (command
+ * buffer, fence, gates) made by the first uploads serve every later one: a
+ * bounded set, however many uploads follow.
+ */
+TEST_F(stream, gates_reused)
+{
+	struct xq_stream_shape shape;
+	uint64_t piece, group;
+	/* In flight: as many full submissions as the ring holds; and one open. */
+	uint64_t most;
+	uint32_t records, gates;
+
+	xq_stream_shape(self->q, &shape);
+	piece = shape.piece;
+	group = shape.group;
+	most = self->q->ring_size / (group * piece) + 2;
+	ASSERT_EQ(llmem_queue_finish(self->q), 0);
+	count_records(self->q, &records, &gates);
+	/* The setup's upload gated every piece of each chunk. */
+	EXPECT_GE(gates, group);
+	for (int i = 0; i < 5; i++) {
+		test_pattern(self->host, BUF_SIZE, 200 + i);
+		ASSERT_EQ(llmem_enqueue_write_buffer(self->q, self->b, 0, self->host, BUF_SIZE,
+						     NULL, NULL),
+			  0);
+	}
+	ASSERT_EQ(llmem_queue_finish(self->q), 0);
+	count_records(self->q, &records, &gates);
+	TH_LOG("piece %llu, %llu to a chunk: %u records, %u gates", (unsigned long long)piece,
+	       (unsigned long long)group, records, gates);
+	EXPECT_LE(records, most);
+	EXPECT_LE(gates, records * group);
+	memcpy(self->model, self->host, BUF_SIZE);
+	ASSERT_EQ(check_model(_metadata, self), 0);
+}
+
+TEST_HARNESS_MAIN
