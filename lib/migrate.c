@@ -19,6 +19,7 @@ LLMEM_PUBLIC int llmem_enqueue_migrate_buffer(struct llmem_queue *q, struct llme
 	struct llmem_buffer_create_info ci = { 0 };
 	struct llmem_buffer *old, *fresh;
 	struct xfer_lin all;
+	VkCommandBuffer cmd;
 	int ret;
 
 	if (!q || !buffer || !*buffer || !to)
@@ -39,12 +40,12 @@ LLMEM_PUBLIC int llmem_enqueue_migrate_buffer(struct llmem_queue *q, struct llme
 	ret = xq_enter(q, wait_for, false, event);
 	if (ret)
 		goto out_destroy;
-	if (!xq_record(q)) {
+	cmd = xq_begin(q);
+	if (!cmd) {
 		ret = -EIO;
 	} else {
 		all = (struct xfer_lin){ 0, old->size, old->size };
-		xq_barrier(q->open->cmd);
-		xfer_copy_rows(q->open->cmd, old->vk, &all, fresh->vk, &all, old->size, 1, 1);
+		xfer_copy_rows(cmd, old->vk, &all, fresh->vk, &all, old->size, 1, 1);
 		ret = xq_add_done(q, &(struct xq_done){ .kind = XQ_DONE_MIGRATED, .buffer = old });
 	}
 	ret = xq_leave(q, ret, event);

@@ -37,6 +37,15 @@ bool xq_same_session(const struct llmem_queue *q, const struct llmem_buffer *b)
 	return llmem_memory_session(b->obj.memory) == q->session;
 }
 
+int xq_check_buffer(const struct llmem_queue *q, const struct llmem_buffer *b, const char *what)
+{
+	if (!q || !b)
+		return llmem_error(-EINVAL, "%s: NULL %s", what, q ? "buffer" : "queue");
+	if (!xq_same_session(q, b))
+		return llmem_error(-EINVAL, "%s: the buffer is of another session", what);
+	return 0;
+}
+
 void xq_copy_box(uint8_t *dst, uint64_t drp, uint64_t dsp, const uint8_t *src, uint64_t srp,
 		 uint64_t ssp, uint64_t bytes, uint64_t rows, uint64_t slices)
 {
@@ -63,6 +72,16 @@ void xq_barrier(VkCommandBuffer cmd)
 
 	vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
 			     VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 1, &b, 0, NULL, 0, NULL);
+}
+
+VkCommandBuffer xq_begin(struct llmem_queue *q)
+{
+	struct xq_record *rec = xq_record(q);
+
+	if (!rec)
+		return VK_NULL_HANDLE;
+	xq_barrier(rec->cmd);
+	return rec->cmd;
 }
 
 LLMEM_PUBLIC int llmem_queue_create(struct llmem_session *s,

@@ -170,8 +170,14 @@ int xq_add_done(struct llmem_queue *q, const struct xq_done *done);
 
 /* Full barrier before an operation: the queue is in order. */
 void xq_barrier(VkCommandBuffer cmd);
+/* The record being filled, opened if need be, with an operation's full
+ * barrier recorded; VK_NULL_HANDLE on error. */
+VkCommandBuffer xq_begin(struct llmem_queue *q);
 
 bool xq_same_session(const struct llmem_queue *q, const struct llmem_buffer *b);
+/* 0, or -EINVAL naming @what for a NULL queue or buffer or one of another
+ * session. */
+int xq_check_buffer(const struct llmem_queue *q, const struct llmem_buffer *b, const char *what);
 
 /* Host copy of a box between pitched spaces, one memcpy when both are packed. */
 void xq_copy_box(uint8_t *dst, uint64_t dst_row_pitch, uint64_t dst_slice_pitch, const uint8_t *src,

@@ -19,15 +19,6 @@ struct rect_args {
 	struct xfer_lin src, dst;
 };
 
-static int check_buffer(struct llmem_queue *q, struct llmem_buffer *b, const char *what)
-{
-	if (!q || !b)
-		return llmem_error(-EINVAL, "%s: NULL %s", what, q ? "buffer" : "queue");
-	if (!xq_same_session(q, b))
-		return llmem_error(-EINVAL, "%s: the buffer is of another session", what);
-	return 0;
-}
-
 static int check_rect(const char *what, const struct llmem_rect *r, uint64_t src_limit,
 		      uint64_t dst_limit, struct rect_args *out)
 {
@@ -165,11 +156,8 @@ static int staged_write(struct llmem_queue *q, struct llmem_buffer *b, const str
 	xfer_cut_init(&cut, 1, a->w, a->h, a->d, shape.piece);
 	do {
 		for (n = 0; n < shape.group && xfer_cut_next(&cut, &p[n].box); n++) {
-			if (!n) {
-				if (!xq_record(q))
-					return -EIO;
-				xq_barrier(q->open->cmd);
-			}
+			if (!n && !xq_begin(q))
+				return -EIO;
 			ret = record_piece(q, b, a, &p[n], shape.window, stream);
 			if (ret)
 				return ret;
@@ -288,7 +276,7 @@ LLMEM_PUBLIC int llmem_enqueue_write_buffer_rect(struct llmem_queue *q, struct l
 						 struct llmem_event **event)
 {
 	struct rect_args a;
-	int ret = check_buffer(q, b, "write buffer");
+	int ret = xq_check_buffer(q, b, "write buffer");
 
 	if (!ret)
 		ret = check_rect("write buffer", rect, UINT64_MAX, b->size, &a);
@@ -303,7 +291,7 @@ LLMEM_PUBLIC int llmem_enqueue_read_buffer_rect(struct llmem_queue *q, struct ll
 						struct llmem_event **event)
 {
 	struct rect_args a;
-	int ret = check_buffer(q, b, "read buffer");
+	int ret = xq_check_buffer(q, b, "read buffer");
 
 	if (!ret)
 		ret = check_rect("read buffer", rect, b->size, UINT64_MAX, &a);
@@ -325,10 +313,11 @@ LLMEM_PUBLIC int llmem_enqueue_copy_buffer_rect(struct llmem_queue *q, struct ll
 						struct llmem_event **event)
 {
 	struct rect_args a;
-	int ret = check_buffer(q, src, "copy buffer");
+	VkCommandBuffer cmd;
+	int ret = xq_check_buffer(q, src, "copy buffer");
 
 	if (!ret)
-		ret = check_buffer(q, dst, "copy buffer");
+		ret = xq_check_buffer(q, dst, "copy buffer");
 	if (!ret)
 		ret = check_rect("copy buffer", rect, src->size, dst->size, &a);
 	if (ret)
@@ -347,12 +336,11 @@ LLMEM_PUBLIC int llmem_enqueue_copy_buffer_rect(struct llmem_queue *q, struct ll
 	ret = xq_enter(q, wait_for, false, event);
 	if (ret)
 		return ret;
-	if (!xq_record(q)) {
+	cmd = xq_begin(q);
+	if (!cmd)
 		ret = -EIO;
-	} else {
-		xq_barrier(q->open->cmd);
-		xfer_copy_rows(q->open->cmd, src->vk, &a.src, dst->vk, &a.dst, a.w, a.h, a.d);
-	}
+	else
+		xfer_copy_rows(cmd, src->vk, &a.src, dst->vk, &a.dst, a.w, a.h, a.d);
 	return xq_leave(q, ret, event);
 }
 

@@ -64,15 +64,6 @@ struct frame_rect {
 	uint8_t rgba[4];
 };
 
-static int check_buffer(struct llmem_queue *q, struct llmem_buffer *b, const char *what)
-{
-	if (!q || !b)
-		return llmem_error(-EINVAL, "%s: NULL %s", what, q ? "buffer" : "queue");
-	if (!xq_same_session(q, b))
-		return llmem_error(-EINVAL, "%s: the buffer is of another session", what);
-	return 0;
-}
-
 static uint64_t min_u64(uint64_t a, uint64_t b)
 {
 	return a < b ? a : b;
@@ -265,9 +256,8 @@ static int record_fill(struct llmem_queue *q, struct llmem_buffer *b, uint64_t o
 	uint64_t end = offset + size, lo = (offset + 3) & ~3ull, hi = end & ~3ull;
 	uint32_t word;
 
-	if (!xq_record(q))
+	if (!xq_begin(q))
 		return -EIO;
-	xq_barrier(q->open->cmd);
 	switch (path) {
 	case FILL_BY_COPY:
 		return fill_by_copy(q, b, offset, end, end, end, pattern, psize);
@@ -295,7 +285,7 @@ LLMEM_PUBLIC int llmem_enqueue_fill_buffer(struct llmem_queue *q, struct llmem_b
 	struct llmem_pipeline *p = NULL;
 	enum fill_path path;
 	uint64_t lo, hi;
-	int ret = check_buffer(q, b, "fill buffer");
+	int ret = xq_check_buffer(q, b, "fill buffer");
 
 	if (ret)
 		return ret;
@@ -474,7 +464,7 @@ LLMEM_PUBLIC int llmem_enqueue_clear_frame(struct llmem_queue *q, struct llmem_b
 	struct llmem_pipeline *p = NULL;
 	struct frame_rect r;
 	bool shader;
-	int ret = check_buffer(q, b, "clear frame");
+	int ret = xq_check_buffer(q, b, "clear frame");
 
 	if (!ret)
 		ret = check_frame(b, layout, region, color, &r);
@@ -495,14 +485,11 @@ LLMEM_PUBLIC int llmem_enqueue_clear_frame(struct llmem_queue *q, struct llmem_b
 	ret = xq_enter(q, wait_for, false, event);
 	if (ret)
 		return ret;
-	if (!xq_record(q)) {
+	if (!xq_begin(q))
 		ret = -EIO;
-	} else {
-		xq_barrier(q->open->cmd);
-		if (shader)
-			clear_by_shader(q, b, p, &r);
-		else
-			ret = clear_by_copy(q, b, &r);
-	}
+	else if (shader)
+		clear_by_shader(q, b, p, &r);
+	else
+		ret = clear_by_copy(q, b, &r);
 	return xq_leave(q, ret, event);
 }

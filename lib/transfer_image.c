@@ -248,9 +248,9 @@ static int buffer_image(struct llmem_queue *q, struct llmem_buffer *buf,
 			  what);
 	if (ret)
 		return ret;
-	if (!buf || !xq_same_session(q, buf))
-		return llmem_error(-EINVAL, "%s: %s buffer", what,
-				   buf ? "another session's" : "NULL");
+	ret = xq_check_buffer(q, buf, what);
+	if (ret)
+		return ret;
 	if (!(buf->usage & need))
 		return llmem_error(-EPERM, "%s: the buffer lacks TRANSFER_%s usage", what,
 				   to_image ? "SRC" : "DST");

@@ -183,7 +183,10 @@ TEST_F(ximg, buffer_boxes)
 	struct llmem_image_region r = { .origin = { 7, 9, 0 }, .extent = { 21, 17, 0 } };
 	struct llmem_linear_layout lay = { .offset = 12, .row_pitch = 4 * 30 };
 	struct llmem_buffer_create_info bci = { .size = 12 + 120 * 17 };
-	struct llmem_buffer *buf;
+	struct llmem_memory_create_info mci = { .flags = LLMEM_MEMORY_HOST_VISIBLE };
+	struct llmem_buffer *buf, *foreign;
+	struct llmem_session *other;
+	struct llmem_memory *om;
 	struct llmem_image *img;
 	struct shape s;
 	uint8_t *model, src[12 + 120 * 17], out[12 + 120 * 17];
@@ -224,6 +227,27 @@ TEST_F(ximg, buffer_boxes)
 	r.origin[0] = 30;
 	r.extent[0] = 21;
 	EXPECT_EQ(llmem_enqueue_read_image(self->q, img, &r, out, NULL, NULL, NULL), -EINVAL);
+
+	/* No buffer, or one of another session. */
+	r.origin[0] = 0;
+	lay.offset = 12;
+	EXPECT_EQ(llmem_enqueue_copy_image_to_buffer(self->q, img, &r, NULL, &lay, NULL, NULL),
+		  -EINVAL);
+	EXPECT_EQ(llmem_enqueue_copy_buffer_to_image(self->q, NULL, &lay, img, &r, NULL, NULL),
+		  -EINVAL);
+	VK_TEST_SESSION(other);
+	ASSERT_EQ(llmem_memory_create(other, &mci, &om), 0);
+	ASSERT_EQ(llmem_buffer_create(om, &bci, &foreign), 0);
+	EXPECT_EQ(llmem_enqueue_copy_image_to_buffer(self->q, img, &r, foreign, &lay, NULL, NULL),
+		  -EINVAL);
+	EXPECT_EQ(llmem_enqueue_copy_buffer_to_image(self->q, foreign, &lay, img, &r, NULL, NULL),
+		  -EINVAL);
+	llmem_buffer_destroy(foreign);
+	EXPECT_EQ(llmem_memory_destroy(om), 0);
+	EXPECT_EQ(llmem_session_validation_messages(other), 0);
+	llmem_session_destroy(other);
+	/* The same box and buffer are good. */
+	EXPECT_EQ(llmem_enqueue_copy_image_to_buffer(self->q, img, &r, buf, &lay, NULL, NULL), 0);
 	llmem_buffer_destroy(buf);
 	free(model);
 	llmem_image_destroy(img);
