@@ -17,16 +17,7 @@
 #include <llmem/llmem.h>
 
 #include "kselftest_harness.h"
-
-static int all_zero(const void *p, size_t n)
-{
-	const unsigned char *b = p;
-
-	for (size_t i = 0; i < n; i++)
-		if (b[i])
-			return 0;
-	return 1;
-}
+#include "test_util.h"
 
 FIXTURE(query)
 {

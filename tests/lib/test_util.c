@@ -20,6 +20,18 @@ int xioctl(int fd, unsigned long request, void *arg)
 	return ret == -1 ? -errno : ret;
 }
 
+int capture_reqbufs(int video, unsigned int memory, unsigned int count)
+{
+	struct v4l2_requestbuffers req = {
+		.count = count,
+		.type = V4L2_BUF_TYPE_VIDEO_CAPTURE,
+		.memory = memory,
+	};
+	int ret = xioctl(video, VIDIOC_REQBUFS, &req);
+
+	return ret ? ret : (int)req.count;
+}
+
 static int open_nth_vivid_capture(int nth, char *path, size_t len)
 {
 	for (int i = 0; i < 64; i++) {
@@ -76,4 +88,14 @@ int vivid_static_pattern(const char *path)
 	}
 	close(fd);
 	return ret;
+}
+
+int all_zero(const void *p, size_t n)
+{
+	const unsigned char *b = p;
+
+	for (size_t i = 0; i < n; i++)
+		if (b[i])
+			return 0;
+	return 1;
 }

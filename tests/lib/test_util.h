@@ -4,8 +4,15 @@
 
 #include <stddef.h>
 
+/* 1 when the @n bytes at @p are all zero, else 0. */
+int all_zero(const void *p, size_t n);
+
 /* ioctl() that retries on EINTR and returns -errno on failure. */
 int xioctl(int fd, unsigned long request, void *arg);
+
+/* VIDIOC_REQBUFS of @count capture buffers of @memory on @video: the count
+ * granted, or -errno. */
+int capture_reqbufs(int video, unsigned int memory, unsigned int count);
 
 /*
  * Opens the first video node whose driver is vivid and which captures

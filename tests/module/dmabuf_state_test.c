@@ -29,28 +29,6 @@
 #define FOREIGN_KNOWN \
 	(LLMEM_DMABUF_KNOWN_ATTACHMENTS | LLMEM_DMABUF_KNOWN_VMAPS | LLMEM_DMABUF_KNOWN_FENCES)
 
-static int reqbufs(int video, unsigned int memory, unsigned int count)
-{
-	struct v4l2_requestbuffers req = {
-		.count = count,
-		.type = V4L2_BUF_TYPE_VIDEO_CAPTURE,
-		.memory = memory,
-	};
-	int ret = xioctl(video, VIDIOC_REQBUFS, &req);
-
-	return ret ? ret : (int)req.count;
-}
-
-static int all_zero(const void *p, size_t n)
-{
-	const unsigned char *b = p;
-
-	for (size_t i = 0; i < n; i++)
-		if (b[i])
-			return 0;
-	return 1;
-}
-
 FIXTURE(query)
 {
 	int dev;
@@ -159,7 +137,7 @@ TEST_F(query, vmap_by_vivid)
 	ASSERT_EQ(xioctl(video, VIDIOC_G_FMT, &fmt), 0);
 	fd = llmem_alloc(self->dev, fmt.fmt.pix.sizeimage);
 	ASSERT_GE(fd, 0);
-	ASSERT_GE(reqbufs(video, V4L2_MEMORY_DMABUF, 1), 1);
+	ASSERT_GE(capture_reqbufs(video, V4L2_MEMORY_DMABUF, 1), 1);
 	buf.m.fd = fd;
 	buf.length = fmt.fmt.pix.sizeimage;
 	ASSERT_EQ(xioctl(video, VIDIOC_QBUF, &buf), 0);
@@ -171,7 +149,7 @@ TEST_F(query, vmap_by_vivid)
 	EXPECT_EQ(self->st.device_maps, 0);
 	EXPECT_EQ(self->st.flags & LLMEM_DMABUF_CPU_MAPPABLE, LLMEM_DMABUF_CPU_MAPPABLE);
 
-	ASSERT_EQ(reqbufs(video, V4L2_MEMORY_DMABUF, 0), 0);
+	ASSERT_EQ(capture_reqbufs(video, V4L2_MEMORY_DMABUF, 0), 0);
 	ASSERT_EQ(llmem_dmabuf_query(fd, &self->st), 0);
 	EXPECT_EQ(self->st.vmaps, 0);
 	EXPECT_EQ(self->st.attachments, 0);
@@ -230,7 +208,7 @@ TEST_F(query, foreign)
 	int video = open_vivid_capture();
 
 	ASSERT_GE(video, 0);
-	ASSERT_GE(reqbufs(video, V4L2_MEMORY_MMAP, 1), 1);
+	ASSERT_GE(capture_reqbufs(video, V4L2_MEMORY_MMAP, 1), 1);
 	ASSERT_EQ(xioctl(video, VIDIOC_EXPBUF, &exp), 0);
 
 	ASSERT_EQ(llmem_dmabuf_query(exp.fd, &self->st), 0) TH_LOG("%s", llmem_last_error());
@@ -244,7 +222,7 @@ TEST_F(query, foreign)
 	EXPECT_EQ(llmem_table_has("videobuf2_vmalloc"), 0);
 
 	close(exp.fd);
-	ASSERT_EQ(reqbufs(video, V4L2_MEMORY_MMAP, 0), 0);
+	ASSERT_EQ(capture_reqbufs(video, V4L2_MEMORY_MMAP, 0), 0);
 	close(video);
 }
 

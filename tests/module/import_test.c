@@ -172,18 +172,6 @@ static int vivid_set_30fps(int video)
 	return 0;
 }
 
-static int vivid_reqbufs(int video, unsigned int memory, unsigned int count)
-{
-	struct v4l2_requestbuffers req = {
-		.count = count,
-		.type = V4L2_BUF_TYPE_VIDEO_CAPTURE,
-		.memory = memory,
-	};
-	int ret = xioctl(video, VIDIOC_REQBUFS, &req);
-
-	return ret ? ret : (int)req.count;
-}
-
 static int vivid_dqbuf(int video, struct v4l2_buffer *buf, unsigned int memory)
 {
 	struct pollfd pfd = { .fd = video, .events = POLLIN };
@@ -233,7 +221,7 @@ static uint8_t *capture_reference(struct __test_metadata *_metadata, int video, 
 	uint8_t *copy = malloc(half);
 	int n;
 
-	n = vivid_reqbufs(video, V4L2_MEMORY_MMAP, NBUFS);
+	n = capture_reqbufs(video, V4L2_MEMORY_MMAP, NBUFS);
 	if (n != NBUFS || !copy)
 		return NULL;
 	for (int i = 0; i < NBUFS; i++) {
@@ -258,7 +246,7 @@ static uint8_t *capture_reference(struct __test_metadata *_metadata, int video, 
 	xioctl(video, VIDIOC_STREAMOFF, &type);
 	for (int i = 0; i < NBUFS; i++)
 		munmap(maps[i], sizeimage);
-	vivid_reqbufs(video, V4L2_MEMORY_MMAP, 0);
+	capture_reqbufs(video, V4L2_MEMORY_MMAP, 0);
 	return copy;
 }
 
@@ -280,7 +268,7 @@ TEST_F_TIMEOUT(vivid, capture_into_llmem, 180)
 	ref = capture_reference(_metadata, self->video, self->sizeimage);
 	ASSERT_NE(ref, NULL);
 
-	ASSERT_EQ(vivid_reqbufs(self->video, V4L2_MEMORY_DMABUF, NBUFS), NBUFS);
+	ASSERT_EQ(capture_reqbufs(self->video, V4L2_MEMORY_DMABUF, NBUFS), NBUFS);
 	for (int i = 0; i < NBUFS; i++) {
 		self->fds[i] = llmem_alloc(self->dev, self->sizeimage);
 		ASSERT_GE(self->fds[i], 0);
@@ -323,7 +311,7 @@ TEST_F_TIMEOUT(vivid, capture_into_llmem, 180)
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	TH_LOG("33 frames in %.1f s", t1.tv_sec - t0.tv_sec + (t1.tv_nsec - t0.tv_nsec) / 1e9);
 	ASSERT_EQ(xioctl(self->video, VIDIOC_STREAMOFF, &type), 0);
-	ASSERT_EQ(vivid_reqbufs(self->video, V4L2_MEMORY_DMABUF, 0), 0);
+	ASSERT_EQ(capture_reqbufs(self->video, V4L2_MEMORY_DMABUF, 0), 0);
 	for (int i = 0; i < NBUFS; i++) {
 		ASSERT_EQ(llmem_info(self->dev, self->fds[i], &info, NULL, 0), 0);
 		EXPECT_EQ(info.vmaps, 0);
@@ -349,7 +337,7 @@ TEST_F(vivid, track_expbuf)
 	uint32_t handle;
 	int vgem;
 
-	ASSERT_GE(vivid_reqbufs(self->video, V4L2_MEMORY_MMAP, 1), 1);
+	ASSERT_GE(capture_reqbufs(self->video, V4L2_MEMORY_MMAP, 1), 1);
 	ASSERT_EQ(xioctl(self->video, VIDIOC_EXPBUF, &exp), 0);
 	self->fds[0] = exp.fd;
 
@@ -384,7 +372,7 @@ TEST_F(vivid, track_expbuf)
 	EXPECT_EQ(llmem_table_has("videobuf2_vmalloc"), 0);
 	close(self->fds[0]);
 	self->fds[0] = -1;
-	ASSERT_EQ(vivid_reqbufs(self->video, V4L2_MEMORY_MMAP, 0), 0);
+	ASSERT_EQ(capture_reqbufs(self->video, V4L2_MEMORY_MMAP, 0), 0);
 }
 
 /*
@@ -416,14 +404,14 @@ TEST_F(vivid, foreign_gpu_buffer)
 	EXPECT_EQ(info.known, LLMEM_KNOWN_ATTACHMENTS | LLMEM_KNOWN_VMAPS | LLMEM_KNOWN_FENCES);
 	EXPECT_EQ(info.vmaps, 0);
 
-	ASSERT_GE(vivid_reqbufs(self->video, V4L2_MEMORY_DMABUF, 1), 1);
+	ASSERT_GE(capture_reqbufs(self->video, V4L2_MEMORY_DMABUF, 1), 1);
 	buf.m.fd = prime.fd;
 	buf.length = self->sizeimage;
 	ASSERT_EQ(xioctl(self->video, VIDIOC_QBUF, &buf), 0);
 	ASSERT_EQ(llmem_info(self->dev, prime.fd, &info, NULL, 0), 0);
 	EXPECT_EQ(info.vmaps, 1);
 	EXPECT_EQ(info.attachments, 0);
-	ASSERT_EQ(vivid_reqbufs(self->video, V4L2_MEMORY_DMABUF, 0), 0);
+	ASSERT_EQ(capture_reqbufs(self->video, V4L2_MEMORY_DMABUF, 0), 0);
 	ASSERT_EQ(llmem_info(self->dev, prime.fd, &info, NULL, 0), 0);
 	EXPECT_EQ(info.vmaps, 0);
 	close(vgem);

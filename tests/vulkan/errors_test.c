@@ -18,32 +18,6 @@
 #include "kselftest_harness.h"
 #include "vk_test.h"
 
-/*
- * llmem_last_error() keeps the last message until the next failure, so each
- * check first stores one no checked call writes: what is read afterwards is
- * the checked call's own message.
- */
-#define MARK_FLAGS 0x40000000u
-#define MARK_MESSAGE "session: unknown flags 0x40000000"
-
-static void mark_last_error(void)
-{
-	struct llmem_session_create_info ci = { .flags = MARK_FLAGS };
-	struct llmem_session *s;
-
-	llmem_session_create(&ci, &s);
-}
-
-#define EXPECT_FAILS(call, err)                                 \
-	do {                                                    \
-		mark_last_error();                              \
-		EXPECT_STREQ(llmem_last_error(), MARK_MESSAGE); \
-		EXPECT_EQ((call), (err));                       \
-		EXPECT_STRNE(llmem_last_error(), "");           \
-		EXPECT_STRNE(llmem_last_error(), MARK_MESSAGE)  \
-		TH_LOG("%s left no message of its own", #call); \
-	} while (0)
-
 FIXTURE(errors)
 {
 	struct llmem_session *s;

@@ -17,6 +17,7 @@
 
 #include "kselftest_harness.h"
 #include "pattern.h"
+#include "readback.h"
 #include "session_internal.h"
 #include "vk_test.h"
 
@@ -99,15 +100,7 @@ static uint64_t dispatches(FIXTURE_DATA(fill) * self)
 static int check_bytes(struct __test_metadata *_metadata, FIXTURE_DATA(fill) * self,
 		       struct llmem_buffer *b, const uint8_t *model, size_t size)
 {
-	memset(self->host, 0xee, size);
-	EXPECT_EQ(llmem_enqueue_read_buffer(self->q, b, 0, self->host, size, NULL, NULL), 0);
-	for (size_t i = 0; i < size; i++) {
-		if (self->host[i] != model[i]) {
-			TH_LOG("byte %zu: 0x%02x, model 0x%02x", i, self->host[i], model[i]);
-			return -1;
-		}
-	}
-	return 0;
+	return readback_buffer(_metadata, self->q, b, self->host, model, size);
 }
 
 static void model_fill(uint8_t *model, uint64_t off, uint64_t n, uint32_t ps)
@@ -416,29 +409,6 @@ TEST_F(fill, clear_pieces)
 	EXPECT_GT(clear_all(_metadata, self, self->b, true), 2 * N_CLEAR_CASES);
 	ASSERT_EQ(check_bytes(_metadata, self, self->b, self->model, BUF_SIZE), 0);
 }
-
-/*
- * llmem_last_error() keeps the last message until the next failure: each
- * check first stores one that no checked call writes.
- */
-#define MARK_MESSAGE "session: unknown flags 0x40000000"
-
-static void mark_last_error(void)
-{
-	struct llmem_session_create_info ci = { .flags = 0x40000000u };
-	struct llmem_session *s;
-
-	llmem_session_create(&ci, &s);
-}
-
-#define EXPECT_FAILS(call, err)                                 \
-	do {                                                    \
-		mark_last_error();                              \
-		EXPECT_STREQ(llmem_last_error(), MARK_MESSAGE); \
-		EXPECT_EQ((call), (err));                       \
-		EXPECT_STRNE(llmem_last_error(), MARK_MESSAGE)  \
-		TH_LOG("%s left no message of its own", #call); \
-	} while (0)
 
 /* Every bad argument of a frame clear fails with its errno and a message. */
 TEST_F(fill, clear_bad_input)

@@ -16,20 +16,10 @@
 
 #include "kselftest_harness.h"
 #include "pattern.h"
+#include "readback.h"
 #include "vk_test.h"
 
 #define PAGE_SIZE (1u << 20)
-
-/* A message no call below writes: what follows it is the checked call's own. */
-#define MARK_MESSAGE "session: unknown flags 0x40000000"
-
-static void mark_last_error(void)
-{
-	struct llmem_session_create_info ci = { .flags = 0x40000000u };
-	struct llmem_session *s;
-
-	llmem_session_create(&ci, &s);
-}
 
 FIXTURE(migrate)
 {
@@ -122,22 +112,7 @@ static struct llmem_image *make_image(struct __test_metadata *_metadata,
 static int same_texels(struct __test_metadata *_metadata, FIXTURE_DATA(migrate) * self,
 		       struct llmem_image *img, const uint8_t *model)
 {
-	uint64_t size = llmem_image_size(img);
-	uint8_t *out = malloc(size);
-	int ret;
-
-	memset(out, 0xcd, size);
-	EXPECT_EQ(llmem_enqueue_read_image(self->q, img, NULL, out, NULL, NULL, NULL), 0);
-	ret = memcmp(out, model, size) ? -1 : 0;
-	for (uint64_t i = 0; ret && i < size; i++) {
-		if (out[i] != model[i]) {
-			TH_LOG("byte %llu of %llu: 0x%02x, model 0x%02x", (unsigned long long)i,
-			       (unsigned long long)size, out[i], model[i]);
-			break;
-		}
-	}
-	free(out);
-	return ret;
+	return readback_image(_metadata, self->q, img, model);
 }
 
 /* Objects and bytes a memory holds, from its own statistics. */

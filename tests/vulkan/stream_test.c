@@ -14,6 +14,7 @@
 #include "kselftest_harness.h"
 #include "pattern.h"
 #include "queue.h"
+#include "readback.h"
 #include "vk_test.h"
 
 #define BUF_SIZE ((21u << 20) + 333)
@@ -88,17 +89,7 @@ FIXTURE_TEARDOWN(stream)
 /* Reads the whole buffer back (chunk by chunk, no gates) against the model. */
 static int check_model(struct __test_metadata *_metadata, FIXTURE_DATA(stream) * self)
 {
-	memset(self->back, 0, BUF_SIZE);
-	EXPECT_EQ(llmem_enqueue_read_buffer(self->q, self->b, 0, self->back, BUF_SIZE, NULL, NULL),
-		  0);
-	for (size_t i = 0; i < BUF_SIZE; i++) {
-		if (self->back[i] != self->model[i]) {
-			TH_LOG("first difference at byte %zu: %u, want %u", i, self->back[i],
-			       self->model[i]);
-			return -1;
-		}
-	}
-	return 0;
+	return readback_buffer(_metadata, self->q, self->b, self->back, self->model, BUF_SIZE);
 }
 
 /* The queue's idle records and the gates they hold. */

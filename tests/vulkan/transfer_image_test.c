@@ -10,6 +10,7 @@
 #include <vulkan/vulkan.h>
 
 #include "kselftest_harness.h"
+#include "readback.h"
 #include "vk_test.h"
 
 FIXTURE(ximg)
@@ -100,22 +101,7 @@ static int make_image(struct __test_metadata *_metadata, FIXTURE_DATA(ximg) * se
 static int check_image(struct __test_metadata *_metadata, FIXTURE_DATA(ximg) * self,
 		       struct llmem_image *img, const uint8_t *model)
 {
-	uint64_t size = llmem_image_size(img);
-	uint8_t *out = malloc(size);
-	int ret;
-
-	memset(out, 0xcd, size);
-	EXPECT_EQ(llmem_enqueue_read_image(self->q, img, NULL, out, NULL, NULL, NULL), 0);
-	ret = memcmp(out, model, size) ? -1 : 0;
-	for (uint64_t i = 0; ret && i < size; i++) {
-		if (out[i] != model[i]) {
-			TH_LOG("image byte %llu: 0x%02x, model 0x%02x", (unsigned long long)i,
-			       out[i], model[i]);
-			break;
-		}
-	}
-	free(out);
-	return ret;
+	return readback_image(_metadata, self->q, img, model);
 }
 
 /* Boxes of 2D, 3D and 1D images to and from pitched host memory. */

@@ -13,6 +13,7 @@
 
 #include "kselftest_harness.h"
 #include "pattern.h"
+#include "readback.h"
 #include "vk_test.h"
 
 #define BUF_SIZE 200000
@@ -84,16 +85,7 @@ FIXTURE_TEARDOWN(xfer)
 /* The whole buffer read back equals the model. */
 static int check_model(struct __test_metadata *_metadata, FIXTURE_DATA(xfer) * self)
 {
-	memset(self->host, 0xee, BUF_SIZE);
-	EXPECT_EQ(llmem_enqueue_read_buffer(self->q, self->b, 0, self->host, BUF_SIZE, NULL, NULL),
-		  0);
-	for (size_t i = 0; i < BUF_SIZE; i++) {
-		if (self->host[i] != self->model[i]) {
-			TH_LOG("byte %zu: 0x%02x, model 0x%02x", i, self->host[i], self->model[i]);
-			return -1;
-		}
-	}
-	return 0;
+	return readback_buffer(_metadata, self->q, self->b, self->host, self->model, BUF_SIZE);
 }
 
 /* Writes and reads at odd offsets and sizes, larger than a chunk too. */
