@@ -44,6 +44,13 @@ struct xq_done {
 	uint64_t dst_row_pitch, dst_slice_pitch;
 };
 
+/* Events of a record: the first @used are in use and reset when the record
+ * retires, @made exist. */
+struct xq_events {
+	VkEvent *ev;
+	uint32_t used, made;
+};
+
 struct xq_record {
 	struct xq_record *next;
 	uint64_t seq;
@@ -53,11 +60,10 @@ struct xq_record {
 	uint64_t ring_start, ring_end;
 	struct xq_done *done;
 	uint32_t done_count, done_cap;
-	/* Events the device waits on before reading staging that the host
-	 * fills after submission (xq_gate()): the first gate_count are in use
-	 * and reset when the record retires, gate_made exist. */
-	VkEvent *gates;
-	uint32_t gate_count, gate_made;
+	/* Events inside a submission: gates the host sets (xq_gate()), drains
+	 * the device sets (xq_drained()).  Each event keeps its one use, as the
+	 * validation layer follows how an event was last set. */
+	struct xq_events gates, drains;
 	bool recorded;
 };
 
@@ -145,23 +151,32 @@ int xq_stage_flush(const struct xq_span *span, uint64_t size);
  * Streamed staging.  xq_gate() records, in the record being filled, a wait
  * for an event that the host sets with xq_gate_open() once it has written
  * the staging the commands after the wait read.  One submission then
- * carries a whole chunk of a transfer while the host is still copying it
- * piece by piece: the device starts on each piece as soon as it is written,
- * without a submission per piece.  Every gate of a submitted record must be
- * opened before anything waits for that record; gates of a record that is
+ * carries many pieces of a transfer while the host is still copying them:
+ * the device starts on each piece as soon as it is written, without a
+ * submission per piece.  Every gate of a submitted record must be opened
+ * before anything waits for that record; gates of a record that is
  * discarded unsubmitted need not be.
+ *
+ * A submission's pieces take turns in a few slots of staging.  After the
+ * copy out of a slot, xq_drained() records the device setting an event;
+ * the host waits for it with xq_wait_drained() before writing the slot's
+ * next piece.  Only events of a submitted record that is still in flight
+ * may be waited for: its retirement resets them.
  */
 int xq_gate(struct llmem_queue *q, VkEvent *gate);
 int xq_gate_open(struct llmem_queue *q, VkEvent gate);
+int xq_drained(struct llmem_queue *q, VkEvent *drained);
+int xq_wait_drained(struct llmem_queue *q, VkEvent drained);
 /* How a streamed transfer is cut: @piece bytes written and gated at a
- * time, @group pieces to a submission, staged at multiples of
- * XQ_STREAM_ALIGN in the ring's first @window bytes. */
+ * time, up to @group pieces to a submission cycling through @slots slots,
+ * each slot at a multiple of XQ_STREAM_ALIGN in the ring's first @window
+ * bytes. */
 #define XQ_STREAM_ALIGN 64
-#define XQ_STREAM_GROUP_MAX 4
+#define XQ_STREAM_GROUP_MAX 32
 
 struct xq_stream_shape {
 	uint64_t piece, window;
-	uint32_t group;
+	uint32_t group, slots;
 };
 
 void xq_stream_shape(const struct llmem_queue *q, struct xq_stream_shape *out);

@@ -1,16 +1,19 @@
 // SPDX-License-Identifier: MIT
 /*
- * Streamed staging: uploads larger than a piece go out as one submission
- * per chunk whose copies wait on events the host sets piece by piece.
+ * Streamed staging: uploads larger than a piece go out as submissions of
+ * many pieces whose copies wait on events the host sets piece by piece,
+ * the pieces taking turns in a few slots of the ring.
  * Every byte is checked against a host-side model; the queue's records are
  * inspected (the test links the static library) to show that the pieces
- * were gated and that the gates are reused rather than made per copy.
+ * were gated, that slots were reused, and that the events are reused rather
+ * than made per copy.
  */
 #include <pthread.h>
 #include <stdlib.h>
 
 #include <llmem/transfer.h>
 
+#include "copy_pool.h"
 #include "kselftest_harness.h"
 #include "pattern.h"
 #include "queue.h"
@@ -92,13 +95,15 @@ static int check_model(struct __test_metadata *_metadata, FIXTURE_DATA(stream) *
 	return readback_buffer(_metadata, self->q, self->b, self->back, self->model, BUF_SIZE);
 }
 
-/* The queue's idle records and the gates they hold. */
-static void count_records(struct llmem_queue *q, uint32_t *records, uint32_t *gates)
+/* The queue's idle records and the events they hold. */
+static void count_records(struct llmem_queue *q, uint32_t *records, uint32_t *gates,
+			  uint32_t *drains)
 {
-	*records = *gates = 0;
+	*records = *gates = *drains = 0;
 	for (struct xq_record *rec = q->free; rec; rec = rec->next) {
 		(*records)++;
-		*gates += rec->gate_made;
+		*gates += rec->gates.made;
+		*drains += rec->drains.made;
 	}
 }
 
@@ -239,26 +244,39 @@ TEST_F(stream, two_threads)
 }
 
 /*
- * Each chunk is one submission of gated pieces, and the records (command
- * buffer, fence, gates) made by the first uploads serve every later one: a
- * bounded set, however many uploads follow.
+ * Each submission is a group of gated pieces that take turns in a few
+ * slots, and the records (command buffer, fence, events) made by the first
+ * uploads serve every later one: a bounded set, however many uploads follow.
  */
-TEST_F(stream, gates_reused)
+TEST_F(stream, events_reused)
 {
+	struct llmem_session_info info;
 	struct xq_stream_shape shape;
-	uint64_t piece, group;
-	/* In flight: as many full submissions as the ring holds; and one open. */
+	/* In flight: the submissions whose slots the window holds; one open. */
 	uint64_t most;
-	uint32_t records, gates;
+	uint32_t records, gates, drains;
 
 	xq_stream_shape(self->q, &shape);
-	piece = shape.piece;
-	group = shape.group;
-	most = self->q->ring_size / (group * piece) + 2;
+	ASSERT_GE(shape.slots, 1);
+	ASSERT_LE(shape.slots, shape.group);
+	/* Alone, the host streams small pieces through a few slots, which a
+	 * CPU device's submissions reuse; copy threads take a whole chunk to a
+	 * submission. */
+	llmem_session_get_info(self->s, &info);
+	if (!copy_pool_workers() && info.device_type == VK_PHYSICAL_DEVICE_TYPE_CPU) {
+		ASSERT_LT(shape.slots, shape.group);
+	} else {
+		ASSERT_EQ(shape.slots, shape.group);
+	}
+	ASSERT_LE(shape.slots * shape.piece, self->q->chunk_size);
+	ASSERT_LE(shape.window, self->q->ring_size);
+	most = shape.window / (shape.slots * shape.piece) + 2;
 	ASSERT_EQ(llmem_queue_finish(self->q), 0);
-	count_records(self->q, &records, &gates);
-	/* The setup's upload gated every piece of each chunk. */
-	EXPECT_GE(gates, group);
+	count_records(self->q, &records, &gates, &drains);
+	/* The setup's upload gated every piece of a full group, and the
+	 * pieces after the first round in the slots waited for them to drain. */
+	EXPECT_GE(gates, shape.group);
+	EXPECT_GE(drains, shape.group - shape.slots);
 	for (int i = 0; i < 5; i++) {
 		test_pattern(self->host, BUF_SIZE, 200 + i);
 		ASSERT_EQ(llmem_enqueue_write_buffer(self->q, self->b, 0, self->host, BUF_SIZE,
@@ -266,11 +284,12 @@ TEST_F(stream, gates_reused)
 			  0);
 	}
 	ASSERT_EQ(llmem_queue_finish(self->q), 0);
-	count_records(self->q, &records, &gates);
-	TH_LOG("piece %llu, %llu to a chunk: %u records, %u gates", (unsigned long long)piece,
-	       (unsigned long long)group, records, gates);
+	count_records(self->q, &records, &gates, &drains);
+	TH_LOG("piece %llu, %u slots, %u to a submission: %u records, %u gates, %u drains",
+	       (unsigned long long)shape.piece, shape.slots, shape.group, records, gates, drains);
 	EXPECT_LE(records, most);
-	EXPECT_LE(gates, records * group);
+	EXPECT_LE(gates, records * shape.group);
+	EXPECT_LE(drains, records * (shape.group - shape.slots));
 	memcpy(self->model, self->host, BUF_SIZE);
 	ASSERT_EQ(check_model(_metadata, self), 0);
 }
