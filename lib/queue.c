@@ -14,17 +14,12 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "copy_pool.h"
 #include "error.h"
 #include "queue.h"
 
 #define DEFAULT_RING (32ull << 20)
-#define STREAM_PIECE (512u << 10)
-#define STREAM_SLOTS 8u
-/* How long a host waiting for a slot polls before it naps. */
-#define STREAM_SPIN_NS 200000u
 #define FLAGS_MASK ((uint32_t)LLMEM_QUEUE_NO_MAPPING)
 
 static int vk_fail(const char *what, VkResult r)
@@ -132,28 +127,12 @@ LLMEM_PUBLIC int llmem_queue_create(struct llmem_session *s,
 	return 0;
 }
 
-static void events_free(VkDevice dev, struct xq_events *e)
-{
-	for (uint32_t i = 0; i < e->made; i++)
-		vkDestroyEvent(dev, e->ev[i], NULL);
-	free(e->ev);
-}
-
-static void events_reset(VkDevice dev, struct xq_events *e)
-{
-	for (uint32_t i = 0; i < e->used; i++)
-		vkResetEvent(dev, e->ev[i]);
-	e->used = 0;
-}
-
 static void record_free(struct llmem_queue *q, struct xq_record *rec)
 {
 	VkDevice dev = q->session->device;
 
 	vkDestroyFence(dev, rec->fence, NULL);
 	vkFreeCommandBuffers(dev, q->pool, 1, &rec->cmd);
-	events_free(dev, &rec->gates);
-	events_free(dev, &rec->drains);
 	free(rec->done);
 	free(rec);
 }
@@ -188,9 +167,6 @@ static void record_finish(struct llmem_queue *q, struct xq_record *rec, bool run
 			llmem_image_destroy(rec->done[i].image);
 		}
 	}
-	/* The device is done with the waits (fence) or never saw them. */
-	events_reset(q->session->device, &rec->gates);
-	events_reset(q->session->device, &rec->drains);
 	rec->done_count = 0;
 	rec->recorded = false;
 	vkResetCommandBuffer(rec->cmd, 0);
@@ -516,8 +492,7 @@ static int ring_init(struct llmem_queue *q)
 }
 
 /* A ring range, or -EAGAIN when waiting would not free one. */
-static int ring_alloc(struct llmem_queue *q, uint64_t size, uint64_t align, uint64_t window,
-		      uint64_t *off)
+static int ring_alloc(struct llmem_queue *q, uint64_t size, uint64_t align, uint64_t *off)
 {
 	for (;;) {
 		uint64_t rel = q->head % q->ring_size;
@@ -525,7 +500,7 @@ static int ring_alloc(struct llmem_queue *q, uint64_t size, uint64_t align, uint
 		uint64_t pos = q->head - rel + at;
 		int ret;
 
-		if (at + size > window)
+		if (at + size > q->ring_size)
 			pos = q->head - rel + q->ring_size;
 		if (pos + size - q->tail <= q->ring_size) {
 			q->head = pos + size;
@@ -542,12 +517,6 @@ static int ring_alloc(struct llmem_queue *q, uint64_t size, uint64_t align, uint
 
 int xq_stage(struct llmem_queue *q, uint64_t size, uint64_t align, struct xq_span *out)
 {
-	return xq_stage_window(q, size, align, q->ring_size, out);
-}
-
-int xq_stage_window(struct llmem_queue *q, uint64_t size, uint64_t align, uint64_t window,
-		    struct xq_span *out)
-{
 	struct llmem_buffer_create_info bci = {
 		.size = size,
 		.usage = LLMEM_BUFFER_TRANSFER_SRC | LLMEM_BUFFER_TRANSFER_DST,
@@ -563,8 +532,8 @@ int xq_stage_window(struct llmem_queue *q, uint64_t size, uint64_t align, uint64
 		if (ret)
 			return ret;
 	}
-	if (size <= window) {
-		ret = ring_alloc(q, size, align, window, &out->off);
+	if (size <= q->ring_size) {
+		ret = ring_alloc(q, size, align, &out->off);
 		if (ret == 0) {
 			out->buffer = q->ring;
 			out->ptr = q->ring_map + out->off;
@@ -593,154 +562,6 @@ int xq_stage_window(struct llmem_queue *q, uint64_t size, uint64_t align, uint64
 uint64_t xq_chunk(const struct llmem_queue *q)
 {
 	return q->chunk_size;
-}
-
-/*
- * Alone, the host copies small pieces into a few slots at the start of the
- * ring, and the device reads each while it is still in the caches the host
- * wrote it through: on lavapipe, whose device copy is a memcpy on the other
- * core, 512 KiB pieces cycling through a few MiB kept the pair near memcpy
- * speed, where larger pieces or the whole 32 MiB ring fell back to the pace
- * of two copies to memory.  Two submissions' slots make the window, so that
- * the host fills one while the device finishes the other.
- *
- * On a CPU device a submission's pieces also reuse its slots, so that one
- * submission carries many: lavapipe's queue thread spent 15-25 us between
- * submissions, an eighth of its copy time when four pieces went to each.
- * A GPU gets one round of slots per submission.  The NVIDIA driver, asked
- * to copy out of a slot a second time in one submission, copied the slot's
- * first contents again, behind a gate the host had opened after rewriting
- * it, whatever barriers came with the gate: as if the device kept what it
- * had read from host memory until the next submission.
- *
- * With copy threads, a piece is a whole chunk: handing a copy to the pool
- * and collecting it costs too much to do per small piece (on the H100's
- * host, 8 threads: 29 GB/s with 2 MiB pieces, 26-30 with 4 MiB, 35-37 with
- * the 8 MiB chunk).
- */
-void xq_stream_shape(const struct llmem_queue *q, struct xq_stream_shape *out)
-{
-	uint64_t piece = q->chunk_size, slots;
-
-	if (copy_pool_workers()) {
-		*out = (struct xq_stream_shape){ piece, q->ring_size, 1, 1 };
-		return;
-	}
-	if (piece > STREAM_PIECE)
-		piece = STREAM_PIECE;
-	if (piece > q->ring_size / 4)
-		piece = q->ring_size / 4;
-	/* No more staged at once than a chunk, and two submissions' worth in
-	 * the ring: at least one slot each, as the ring holds four pieces. */
-	slots = q->chunk_size / piece;
-	if (slots > q->ring_size / (2 * (piece + XQ_STREAM_ALIGN)))
-		slots = q->ring_size / (2 * (piece + XQ_STREAM_ALIGN));
-	if (slots > STREAM_SLOTS)
-		slots = STREAM_SLOTS;
-	*out = (struct xq_stream_shape){
-		.piece = piece,
-		.window = 2 * slots * (piece + XQ_STREAM_ALIGN),
-		.group = q->session->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU
-				 ? XQ_STREAM_GROUP_MAX
-				 : (uint32_t)slots,
-		.slots = (uint32_t)slots,
-	};
-}
-
-/* The next unused event of @e, made on first use. */
-static int next_event(struct llmem_queue *q, struct xq_events *e, VkEvent *ev)
-{
-	VkEventCreateInfo ci = { .sType = VK_STRUCTURE_TYPE_EVENT_CREATE_INFO };
-	VkResult r;
-
-	if (e->used == e->made) {
-		VkEvent *g = realloc(e->ev, (e->made + 1) * sizeof(*g));
-
-		if (!g)
-			return llmem_error(-ENOMEM, "queue: out of memory");
-		e->ev = g;
-		r = vkCreateEvent(q->session->device, &ci, NULL, &g[e->made]);
-		if (r != VK_SUCCESS)
-			return vk_fail("vkCreateEvent", r);
-		e->made++;
-	}
-	*ev = e->ev[e->used++];
-	return 0;
-}
-
-int xq_gate(struct llmem_queue *q, VkEvent *gate)
-{
-	VkMemoryBarrier host_writes = {
-		.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
-		.srcAccessMask = VK_ACCESS_HOST_WRITE_BIT,
-		.dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT,
-	};
-	struct xq_record *rec = xq_record(q);
-	int ret;
-
-	if (!rec)
-		return -EIO;
-	ret = next_event(q, &rec->gates, gate);
-	if (ret)
-		return ret;
-	vkCmdWaitEvents(rec->cmd, 1, gate, VK_PIPELINE_STAGE_HOST_BIT,
-			VK_PIPELINE_STAGE_TRANSFER_BIT, 1, &host_writes, 0, NULL, 0, NULL);
-	return 0;
-}
-
-int xq_drained(struct llmem_queue *q, VkEvent *drained)
-{
-	struct xq_record *rec = xq_record(q);
-	int ret;
-
-	if (!rec)
-		return -EIO;
-	ret = next_event(q, &rec->drains, drained);
-	if (!ret)
-		vkCmdSetEvent(rec->cmd, *drained, VK_PIPELINE_STAGE_TRANSFER_BIT);
-	return ret;
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-/*
- * A slot drains within one piece's device copy, tens of microseconds, when
- * the submission is running: poll.  One that waits behind other work (an
- * earlier submission, a dependency) may take long: past a while of polling,
- * sleep between looks rather than hold a core.
- */
-int xq_wait_drained(struct llmem_queue *q, VkEvent drained)
-{
-	const struct timespec nap = { .tv_nsec = 20000 };
-	uint64_t start = 0;
-
-	for (uint32_t polls = 0;; polls++) {
-		VkResult r = vkGetEventStatus(q->session->device, drained);
-
-		if (r == VK_EVENT_SET)
-			return 0;
-		if (r != VK_EVENT_RESET)
-			return vk_fail("vkGetEventStatus", r);
-		if (polls % 64)
-			continue;
-		if (!start)
-			start = now_ns();
-		else if (now_ns() - start > STREAM_SPIN_NS)
-			nanosleep(&nap, NULL);
-	}
-}
-
-int xq_gate_open(struct llmem_queue *q, VkEvent gate)
-{
-	VkResult r = vkSetEvent(q->session->device, gate);
-
-	return r == VK_SUCCESS ? 0 : vk_fail("vkSetEvent", r);
 }
 
 int xq_stage_flush(const struct xq_span *span, uint64_t size)

@@ -44,13 +44,6 @@ struct xq_done {
 	uint64_t dst_row_pitch, dst_slice_pitch;
 };
 
-/* Events of a record: the first @used are in use and reset when the record
- * retires, @made exist. */
-struct xq_events {
-	VkEvent *ev;
-	uint32_t used, made;
-};
-
 struct xq_record {
 	struct xq_record *next;
 	uint64_t seq;
@@ -60,10 +53,6 @@ struct xq_record {
 	uint64_t ring_start, ring_end;
 	struct xq_done *done;
 	uint32_t done_count, done_cap;
-	/* Events inside a submission: gates the host sets (xq_gate()), drains
-	 * the device sets (xq_drained()).  Each event keeps its one use, as the
-	 * validation layer follows how an event was last set. */
-	struct xq_events gates, drains;
 	bool recorded;
 };
 
@@ -139,47 +128,10 @@ int xq_flush(struct llmem_queue *q);
 /* Staging for @size bytes at a multiple of @align, waiting for the ring to
  * drain outside a batch, allocating beyond it in one. */
 int xq_stage(struct llmem_queue *q, uint64_t size, uint64_t align, struct xq_span *out);
-/* The same, placed in the first @window bytes of the ring. */
-int xq_stage_window(struct llmem_queue *q, uint64_t size, uint64_t align, uint64_t window,
-		    struct xq_span *out);
 /* The part of a transfer staged at once. */
 uint64_t xq_chunk(const struct llmem_queue *q);
 /* Makes host writes to a span visible to the device. */
 int xq_stage_flush(const struct xq_span *span, uint64_t size);
-
-/*
- * Streamed staging.  xq_gate() records, in the record being filled, a wait
- * for an event that the host sets with xq_gate_open() once it has written
- * the staging the commands after the wait read.  One submission then
- * carries many pieces of a transfer while the host is still copying them:
- * the device starts on each piece as soon as it is written, without a
- * submission per piece.  Every gate of a submitted record must be opened
- * before anything waits for that record; gates of a record that is
- * discarded unsubmitted need not be.
- *
- * A submission's pieces take turns in a few slots of staging.  After the
- * copy out of a slot, xq_drained() records the device setting an event;
- * the host waits for it with xq_wait_drained() before writing the slot's
- * next piece.  Only events of a submitted record that is still in flight
- * may be waited for: its retirement resets them.
- */
-int xq_gate(struct llmem_queue *q, VkEvent *gate);
-int xq_gate_open(struct llmem_queue *q, VkEvent gate);
-int xq_drained(struct llmem_queue *q, VkEvent *drained);
-int xq_wait_drained(struct llmem_queue *q, VkEvent drained);
-/* How a streamed transfer is cut: @piece bytes written and gated at a
- * time, up to @group pieces to a submission cycling through @slots slots,
- * each slot at a multiple of XQ_STREAM_ALIGN in the ring's first @window
- * bytes. */
-#define XQ_STREAM_ALIGN 64
-#define XQ_STREAM_GROUP_MAX 32
-
-struct xq_stream_shape {
-	uint64_t piece, window;
-	uint32_t group, slots;
-};
-
-void xq_stream_shape(const struct llmem_queue *q, struct xq_stream_shape *out);
 
 int xq_add_done(struct llmem_queue *q, const struct xq_done *done);
 

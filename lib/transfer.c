@@ -81,129 +81,45 @@ static int mapped_rect(struct llmem_buffer *b, const struct rect_args *a, uint8_
 	return ret;
 }
 
-struct staged_piece {
-	struct xfer_box box;
-	struct xq_span span;
-	/* Set by the host once the piece is in its slot; by the device once
-	 * the slot is free again, where a later piece of the group reuses it. */
-	VkEvent gate, drained;
-};
-
-static uint64_t box_bytes(const struct xfer_box *box)
-{
-	return box->w * box->h * box->d;
-}
-
 /*
- * Records piece @i of a group of @n into @b.  Streamed (@shape), the first
- * pieces each stage a slot big enough for every piece that will take turns
- * in it, and later ones reuse the slot, behind the gate that the host opens
- * once the slot's previous piece has drained.
- */
-static int record_piece(struct llmem_queue *q, struct llmem_buffer *b, const struct rect_args *a,
-			struct staged_piece *p, uint32_t i, uint32_t n,
-			const struct xq_stream_shape *shape)
-{
-	struct staged_piece *pc = &p[i];
-	struct xfer_lin s, d = a->dst;
-	int ret = 0;
-
-	pc->drained = VK_NULL_HANDLE;
-	if (!shape) {
-		ret = xq_stage(q, box_bytes(&pc->box), STAGE_ALIGN, &pc->span);
-	} else if (i < shape->slots) {
-		uint64_t slot = 0;
-
-		for (uint32_t j = i; j < n; j += shape->slots)
-			if (box_bytes(&p[j].box) > slot)
-				slot = box_bytes(&p[j].box);
-		ret = xq_stage_window(q, slot, XQ_STREAM_ALIGN, shape->window, &pc->span);
-	} else {
-		pc->span = p[i - shape->slots].span;
-	}
-	if (!ret && shape)
-		ret = xq_gate(q, &pc->gate);
-	if (ret)
-		return ret;
-	s = (struct xfer_lin){ pc->span.off, pc->box.w, pc->box.w * pc->box.h };
-	d.base = xfer_lin_at(&a->dst, 1, pc->box.x, pc->box.y, pc->box.z);
-	xfer_copy_rows(q->open->cmd, pc->span.buffer->vk, &s, b->vk, &d, pc->box.w, pc->box.h,
-		       pc->box.d);
-	if (shape && i + shape->slots < n)
-		ret = xq_drained(q, &pc->drained);
-	return ret;
-}
-
-/*
- * Copies the host's pieces into their staging and, when streamed, lets the
- * device at each as soon as it is written.  Every gate is opened, after an
- * error too: the submission waiting for them must complete.
- */
-static int fill_pieces(struct llmem_queue *q, const struct rect_args *a, const uint8_t *host,
-		       const struct staged_piece *p, uint32_t n,
-		       const struct xq_stream_shape *shape)
-{
-	int ret = 0;
-
-	for (uint32_t i = 0; i < n; i++) {
-		const struct xfer_box *box = &p[i].box;
-
-		if (!ret && shape && i >= shape->slots)
-			ret = xq_wait_drained(q, p[i - shape->slots].drained);
-		if (!ret) {
-			xq_copy_box(p[i].span.ptr, box->w, box->w * box->h,
-				    host + xfer_lin_at(&a->src, 1, box->x, box->y, box->z),
-				    a->src.rp, a->src.sp, box->w, box->h, box->d);
-			ret = xq_stage_flush(&p[i].span, box_bytes(box));
-		}
-		if (shape) {
-			int opened = xq_gate_open(q, p[i].gate);
-
-			ret = ret ? ret : opened;
-		}
-	}
-	return ret;
-}
-
-/*
- * Outside a batch, a group of pieces is one submission whose copies wait
- * for the host: the device copies each piece out of the ring while the host
- * writes the next.  In a batch nothing runs before the batch is submitted,
- * so each chunk is staged and recorded as it comes.
+ * Chunk by chunk: the host copies a chunk into the ring, then submits its
+ * copy (outside a batch), and goes on with the next chunk while the device
+ * copies this one.  The host writes a chunk before the submission that
+ * reads it: Vulkan no longer lets a submitted command buffer wait for an
+ * event the host sets afterwards (VUID-vkSetEvent-event-09543), and only a
+ * submission makes earlier host writes visible to the device.
  */
 static int staged_write(struct llmem_queue *q, struct llmem_buffer *b, const struct rect_args *a,
 			const uint8_t *host)
 {
-	struct xq_stream_shape stream, *shape = NULL;
-	struct staged_piece p[XQ_STREAM_GROUP_MAX];
-	uint64_t piece = xq_chunk(q);
-	uint32_t group = 1, n;
 	struct xfer_cut cut;
+	struct xfer_box box;
 	int ret;
 
-	if (!q->batch) {
-		xq_stream_shape(q, &stream);
-		shape = &stream;
-		piece = stream.piece;
-		group = stream.group;
-	}
-	xfer_cut_init(&cut, 1, a->w, a->h, a->d, piece);
-	do {
-		for (n = 0; n < group && xfer_cut_next(&cut, &p[n].box); n++)
-			;
-		for (uint32_t i = 0; i < n; i++) {
-			if (!i && !xq_begin(q))
-				return -EIO;
-			ret = record_piece(q, b, a, p, i, n, shape);
-			if (ret)
-				return ret;
-		}
-		ret = shape && n ? xq_flush(q) : 0;
-		if (!ret)
-			ret = fill_pieces(q, a, host, p, n, shape);
+	xfer_cut_init(&cut, 1, a->w, a->h, a->d, xq_chunk(q));
+	while (xfer_cut_next(&cut, &box)) {
+		uint64_t bytes = box.w * box.h * box.d;
+		struct xq_span sp;
+		struct xfer_lin s, d = a->dst;
+
+		if (!xq_begin(q))
+			return -EIO;
+		ret = xq_stage(q, bytes, STAGE_ALIGN, &sp);
 		if (ret)
 			return ret;
-	} while (n == group);
+		xq_copy_box(sp.ptr, box.w, box.w * box.h,
+			    host + xfer_lin_at(&a->src, 1, box.x, box.y, box.z), a->src.rp,
+			    a->src.sp, box.w, box.h, box.d);
+		ret = xq_stage_flush(&sp, bytes);
+		if (ret)
+			return ret;
+		s = (struct xfer_lin){ sp.off, box.w, box.w * box.h };
+		d.base = xfer_lin_at(&a->dst, 1, box.x, box.y, box.z);
+		xfer_copy_rows(q->open->cmd, sp.buffer->vk, &s, b->vk, &d, box.w, box.h, box.d);
+		ret = xq_flush(q);
+		if (ret)
+			return ret;
+	}
 	return 0;
 }
 

@@ -83,11 +83,10 @@ static void *copy_second_pair(void *arg)
 }
 
 /*
- * Whether the machine's memory moves two copies at once faster than one.
- * A staged download copies every byte twice (the device's copy into the
- * ring, the host's out of it), one chunk behind the other, so it tops out
- * near half this sum.  Streamed uploads on one copy thread go past it: the
- * device reads each small piece while it is still in the caches.
+ * Whether the machine's memory moves two copies at once faster than one:
+ * the staging ring copies every byte twice (into the ring, then the
+ * device's copy out of it), so where it does not, staging tops out near
+ * half this sum.
  */
 static int copy_pair(struct bench *b)
 {
@@ -356,9 +355,10 @@ int llmem_bench_transfer(int argc, char **argv)
 		printf("%-24s %9.2f %9.2f %9.2f %10.2f %10.2f\n", names[p], f[p].med, f[p].min,
 		       f[p].max, f[p].med / f[MEMCPY].med, f[p].med / f[COPY_BUFFER].med);
 	}
-	printf("# two copies of every byte at the pair's pace: %.2f GB/s; staging download %.2f "
-	       "of it\n",
-	       f[MEMCPY_PAIR].med / 2, f[STAGED_READ].med / (f[MEMCPY_PAIR].med / 2));
+	printf("# two copies of every byte at the pair's pace: %.2f GB/s; staging upload %.2f, "
+	       "download %.2f of it\n",
+	       f[MEMCPY_PAIR].med / 2, f[STAGED_WRITE].med / (f[MEMCPY_PAIR].med / 2),
+	       f[STAGED_READ].med / (f[MEMCPY_PAIR].med / 2));
 	teardown(&b);
 	return 0;
 }

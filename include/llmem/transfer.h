@@ -60,11 +60,9 @@ struct llmem_queue_create_info {
 	uint32_t flags;
 	/* Bytes of the staging ring, a multiple of 4096; leave 0 for 32 MiB. */
 	uint64_t staging_size;
-	/* Largest part of a transfer staged for one submission, at most
-	 * staging_size (a transfer cut in chunks pipelines host copies with
-	 * device copies; uploads outside a batch are cut finer still, in
-	 * pieces the device waits for one by one); leave 0 for a quarter of
-	 * staging_size. */
+	/* Largest piece of a transfer staged at once, at most staging_size
+	 * (a transfer cut in pieces pipelines host copies with device copies);
+	 * leave 0 for a quarter of staging_size. */
 	uint64_t chunk_size;
 };
 
