@@ -101,8 +101,9 @@ static int staged_write(struct llmem_queue *q, struct llmem_buffer *b, const str
 		uint64_t bytes = box.w * box.h * box.d;
 		struct xq_span sp;
 		struct xfer_lin s, d = a->dst;
+		VkCommandBuffer cmd = xq_begin(q);
 
-		if (!xq_begin(q))
+		if (!cmd)
 			return -EIO;
 		ret = xq_stage(q, bytes, STAGE_ALIGN, &sp);
 		if (ret)
@@ -115,7 +116,7 @@ static int staged_write(struct llmem_queue *q, struct llmem_buffer *b, const str
 			return ret;
 		s = (struct xfer_lin){ sp.off, box.w, box.w * box.h };
 		d.base = xfer_lin_at(&a->dst, 1, box.x, box.y, box.z);
-		xfer_copy_rows(q->open->cmd, sp.buffer->vk, &s, b->vk, &d, box.w, box.h, box.d);
+		xfer_copy_rows(cmd, sp.buffer->vk, &s, b->vk, &d, box.w, box.h, box.d);
 		ret = xq_flush(q);
 		if (ret)
 			return ret;
@@ -135,14 +136,16 @@ static int staged_read(struct llmem_queue *q, struct llmem_buffer *b, const stru
 		uint64_t bytes = box.w * box.h * box.d;
 		struct xq_span sp;
 		struct xfer_lin s = a->src, d;
+		VkCommandBuffer cmd = xq_begin(q);
 
+		if (!cmd)
+			return -EIO;
 		ret = xq_stage(q, bytes, STAGE_ALIGN, &sp);
 		if (ret)
 			return ret;
 		s.base = xfer_lin_at(&a->src, 1, box.x, box.y, box.z);
 		d = (struct xfer_lin){ sp.off, box.w, box.w * box.h };
-		xq_barrier(q->open->cmd);
-		xfer_copy_rows(q->open->cmd, b->vk, &s, sp.buffer->vk, &d, box.w, box.h, box.d);
+		xfer_copy_rows(cmd, b->vk, &s, sp.buffer->vk, &d, box.w, box.h, box.d);
 		ret = xq_add_done(
 			q, &(struct xq_done){
 				   .kind = XQ_DONE_READ,
