@@ -11,8 +11,14 @@
 #include "queue.h"
 #include "xfer_box.h"
 
-/* Staging offsets suit every copy, texel sizes of 3 and 12 bytes included. */
-#define STAGE_ALIGN 48
+/*
+ * Buffer copies take any offset.  A cache line keeps the host's copy into
+ * the ring aligned and divides any chunk of whole lines (the default, a
+ * quarter of a ring of pages, is one), so a ring of n chunks holds n at
+ * once; at 48, the images' alignment, each chunk landed a few bytes past
+ * the last and the nth no longer fitted.
+ */
+#define STAGE_ALIGN 64
 
 struct rect_args {
 	uint64_t w, h, d;

@@ -36,10 +36,10 @@ FIXTURE_VARIANT(stream)
 /* The defaults: 32 MiB in 8 MiB chunks. */
 FIXTURE_VARIANT_ADD(stream, defaults){};
 
-/* Two chunks to the ring; a 21 MiB upload wraps it seven times. */
+/* Two chunks to the ring; a 21 MiB upload wraps it ten times. */
 FIXTURE_VARIANT_ADD(stream, small_ring){
-	.staging_size = 3 << 20,
-	.chunk_size = 3 << 19,
+	.staging_size = 2 << 20,
+	.chunk_size = 1 << 20,
 };
 
 /* A ring that is no multiple of the chunk: chunks end where the ring must
@@ -251,6 +251,34 @@ TEST_F(stream, records_reused)
 	       (unsigned long long)(self->q->chunk_size >> 10), records);
 	EXPECT_LE(records, most);
 	memcpy(self->model, self->host, BUF_SIZE);
+	ASSERT_EQ(check_model(_metadata, self), 0);
+}
+
+/*
+ * A batch never waits for ring space: what the ring cannot hold goes to
+ * temporary staging, freed with the batch.  As many chunks as the ring has
+ * room for must therefore all land in the ring.
+ */
+TEST_F(stream, ring_holds_its_chunks)
+{
+	uint64_t chunk = self->q->chunk_size;
+	uint64_t n = self->q->ring_size / chunk;
+	uint64_t bytes;
+
+	if (n > BUF_SIZE / chunk)
+		n = BUF_SIZE / chunk;
+	bytes = n * chunk;
+	ASSERT_EQ(llmem_queue_finish(self->q), 0);
+	test_pattern(self->host, bytes, 77);
+	ASSERT_EQ(llmem_queue_begin_batch(self->q), 0);
+	ASSERT_EQ(llmem_enqueue_write_buffer(self->q, self->b, 0, self->host, bytes, NULL, NULL),
+		  0);
+	ASSERT_NE(self->q->open, NULL);
+	/* Temporary staging is handed to the batch to destroy. */
+	EXPECT_EQ(self->q->open->done_count, 0);
+	EXPECT_EQ(self->q->head - self->q->tail, bytes);
+	ASSERT_EQ(llmem_queue_submit_batch(self->q, NULL), 0);
+	memcpy(self->model, self->host, bytes);
 	ASSERT_EQ(check_model(_metadata, self), 0);
 }
 
