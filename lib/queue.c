@@ -588,6 +588,19 @@ int xq_add_done(struct llmem_queue *q, const struct xq_done *done)
 	return 0;
 }
 
+LLMEM_PUBLIC int llmem_queue_get_info(const struct llmem_queue *q,
+				      struct llmem_queue_create_info *out)
+{
+	if (!q || !out)
+		return llmem_error(-EINVAL, "queue info: NULL %s", q ? "out" : "queue");
+	*out = (struct llmem_queue_create_info){
+		.flags = q->flags,
+		.staging_size = q->ring_size,
+		.chunk_size = q->chunk_size,
+	};
+	return 0;
+}
+
 LLMEM_PUBLIC int llmem_queue_finish(struct llmem_queue *q)
 {
 	int ret;

@@ -105,9 +105,10 @@ static int copy_pair(struct bench *b)
 
 /*
  * The device's half of a staged upload alone: the same bytes copied from
- * host memory in one submission per chunk, as staging submits them.  Every
- * submission costs the device a gap, so this is the most a staged upload
- * with these chunks could reach however fast the host fills the ring.
+ * host memory in one submission per chunk, as staging submits them.  Where
+ * the device copies over PCIe, no staged upload with these chunks beats it,
+ * however fast the host fills the ring; a CPU device's staged copy can, its
+ * source being a ring still in the caches.
  */
 static int copy_in_chunks(struct bench *b)
 {
@@ -196,12 +197,9 @@ static void wrap_host(struct bench *b)
 static int setup(struct bench *b)
 {
 	struct llmem_buffer_create_info bci = { .size = b->size };
-	/* The queue's defaults (transfer.h) where the options leave them. */
-	uint64_t ring = b->staging.staging_size ? b->staging.staging_size : 32ull << 20;
+	struct llmem_queue_create_info qi;
 	struct llmem_memory_info mi;
 	int ret;
-
-	b->chunk = b->staging.chunk_size ? b->staging.chunk_size : ring / 4;
 
 	ret = llmem_session_create(NULL, &b->s);
 	if (ret)
@@ -230,8 +228,11 @@ static int setup(struct bench *b)
 		ret = llmem_queue_create(b->s, NULL, &b->map_q);
 	if (!ret)
 		ret = llmem_queue_create(b->s, &b->staging, &b->stage_q);
+	if (!ret)
+		ret = llmem_queue_get_info(b->stage_q, &qi);
 	if (ret)
 		return ret;
+	b->chunk = qi.chunk_size;
 	/* Page-aligned, so that the host-pointer path can wrap it as it is. */
 	b->host = aligned_alloc(4096, (b->size + 4095) & ~4095ull);
 	b->back = malloc(b->size);
@@ -317,22 +318,28 @@ static int verify(struct bench *b)
 	return ret;
 }
 
-/* A size in MiB, fractions allowed (0.5 is 512 KiB); -1 when it is not one. */
+/*
+ * A size in MiB, fractions allowed, in whole 4 KiB pages (0.5 is 512 KiB); 0
+ * leaves the queue's default.  -1 when it is not one.
+ */
 static int parse_mib(const char *arg, uint64_t *out)
 {
 	char *end;
 	double mib = strtod(arg, &end);
+	double pages = mib * 256;
 
-	if (end == arg || *end || !(mib >= 0 && mib <= 1048576))
+	if (end == arg || *end || !(mib >= 0 && mib <= 1048576) || pages != (double)(uint64_t)pages)
 		return -1;
-	*out = (uint64_t)(mib * 1048576);
+	*out = (uint64_t)pages * 4096;
 	return 0;
 }
 
 static void usage(void)
 {
 	fprintf(stderr, "usage: llmem bench transfer [--size MIB] [--runs N] [--staging MIB] "
-			"[--chunk MIB]\n");
+			"[--chunk MIB]\n"
+			"  --staging, --chunk: the staging queue's ring and chunk, in whole pages "
+			"(0.5 is 512 KiB)\n");
 }
 
 int llmem_bench_transfer(int argc, char **argv)

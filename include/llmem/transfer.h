@@ -82,6 +82,16 @@ int llmem_queue_create(struct llmem_session *session, const struct llmem_queue_c
 void llmem_queue_destroy(struct llmem_queue *queue);
 
 /**
+ * llmem_queue_get_info() - what @queue was created with, defaults resolved:
+ * the flags, the ring's bytes and the chunk's.
+ *
+ * They never change, so this takes no lock.
+ *
+ * Return: 0; -EINVAL for NULL.
+ */
+int llmem_queue_get_info(const struct llmem_queue *queue, struct llmem_queue_create_info *out);
+
+/**
  * llmem_queue_finish() - wait for every submitted operation of the queue.
  *
  * Return: 0; -EINVAL for NULL; -EBUSY with a batch open; -EIO.

@@ -7,7 +7,9 @@
  * are reused rather than made per chunk.
  */
 #include <pthread.h>
+#include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <llmem/transfer.h>
 
@@ -262,24 +264,42 @@ TEST_F(stream, records_reused)
 TEST_F(stream, ring_holds_its_chunks)
 {
 	uint64_t chunk = self->q->chunk_size;
-	uint64_t n = self->q->ring_size / chunk;
-	uint64_t bytes;
+	uint64_t bytes = self->q->ring_size / chunk * chunk;
+	struct llmem_buffer_create_info bci = { .size = bytes, .name = "ring-sized" };
+	struct llmem_buffer *b;
+	uint8_t *src = malloc(bytes), *back = malloc(bytes);
 
-	if (n > BUF_SIZE / chunk)
-		n = BUF_SIZE / chunk;
-	bytes = n * chunk;
+	ASSERT_NE(src, NULL);
+	ASSERT_NE(back, NULL);
+	ASSERT_EQ(llmem_buffer_create(self->m, &bci, &b), 0);
 	ASSERT_EQ(llmem_queue_finish(self->q), 0);
-	test_pattern(self->host, bytes, 77);
+	test_pattern(src, bytes, 77);
 	ASSERT_EQ(llmem_queue_begin_batch(self->q), 0);
-	ASSERT_EQ(llmem_enqueue_write_buffer(self->q, self->b, 0, self->host, bytes, NULL, NULL),
-		  0);
+	ASSERT_EQ(llmem_enqueue_write_buffer(self->q, b, 0, src, bytes, NULL, NULL), 0);
 	ASSERT_NE(self->q->open, NULL);
 	/* Temporary staging is handed to the batch to destroy. */
 	EXPECT_EQ(self->q->open->done_count, 0);
 	EXPECT_EQ(self->q->head - self->q->tail, bytes);
 	ASSERT_EQ(llmem_queue_submit_batch(self->q, NULL), 0);
-	memcpy(self->model, self->host, bytes);
-	ASSERT_EQ(check_model(_metadata, self), 0);
+	ASSERT_EQ(readback_buffer(_metadata, self->q, b, back, src, bytes), 0);
+	llmem_buffer_destroy(b);
+	free(src);
+	free(back);
+}
+
+/* The sizes asked for, or the defaults transfer.h gives, and nothing else. */
+TEST_F(stream, queue_info)
+{
+	struct llmem_queue_create_info qi;
+	uint64_t ring = variant->staging_size ? variant->staging_size : 32 << 20;
+
+	ASSERT_EQ(llmem_queue_get_info(self->q, &qi), 0);
+	EXPECT_EQ(qi.flags, LLMEM_QUEUE_NO_MAPPING);
+	EXPECT_EQ(qi.staging_size, ring);
+	EXPECT_EQ(qi.chunk_size, variant->chunk_size ? variant->chunk_size : ring / 4);
+	EXPECT_EQ(llmem_queue_get_info(NULL, &qi), -EINVAL);
+	EXPECT_EQ(llmem_queue_get_info(self->q, NULL), -EINVAL);
+	EXPECT_NE(strstr(llmem_last_error(), "NULL out"), NULL);
 }
 
 TEST_HARNESS_MAIN
