@@ -88,16 +88,20 @@ static int mapped_rect(struct llmem_buffer *b, const struct rect_args *a, uint8_
 }
 
 /*
- * Chunk by chunk: the host copies a chunk into the ring, then submits its
- * copy (outside a batch), and goes on with the next chunk while the device
- * copies this one.  The host writes a chunk before the submission that
- * reads it: Vulkan no longer lets a submitted command buffer wait for an
- * event the host sets afterwards (VUID-vkSetEvent-event-09543), and only a
- * submission makes earlier host writes visible to the device.
+ * Chunk by chunk, one loop for both directions as transfer_image.c's
+ * staged().  A write copies a chunk into the ring, then submits its copy
+ * (outside a batch), and goes on with the next chunk while the device copies
+ * this one.  The host writes a chunk before the submission that reads it:
+ * Vulkan no longer lets a submitted command buffer wait for an event the
+ * host sets afterwards (VUID-vkSetEvent-event-09543), and only a submission
+ * makes earlier host writes visible to the device.  A read's chunk reaches
+ * host memory when its submission is retired.
  */
-static int staged_write(struct llmem_queue *q, struct llmem_buffer *b, const struct rect_args *a,
-			const uint8_t *host)
+static int staged(struct llmem_queue *q, struct llmem_buffer *b, const struct rect_args *a,
+		  uint8_t *host, bool read)
 {
+	const struct xfer_lin *bl = read ? &a->src : &a->dst;
+	const struct xfer_lin *hl = read ? &a->dst : &a->src;
 	struct xfer_cut cut;
 	struct xfer_box box;
 	int ret;
@@ -105,8 +109,9 @@ static int staged_write(struct llmem_queue *q, struct llmem_buffer *b, const str
 	xfer_cut_init(&cut, 1, a->w, a->h, a->d, xq_chunk(q));
 	while (xfer_cut_next(&cut, &box)) {
 		uint64_t bytes = box.w * box.h * box.d;
+		uint8_t *h = host + xfer_lin_at(hl, 1, box.x, box.y, box.z);
+		struct xfer_lin buf = *bl, ring;
 		struct xq_span sp;
-		struct xfer_lin s, d = a->dst;
 		VkCommandBuffer cmd = xq_begin(q);
 
 		if (!cmd)
@@ -114,56 +119,29 @@ static int staged_write(struct llmem_queue *q, struct llmem_buffer *b, const str
 		ret = xq_stage(q, bytes, STAGE_ALIGN, &sp);
 		if (ret)
 			return ret;
-		xq_copy_box(sp.ptr, box.w, box.w * box.h,
-			    host + xfer_lin_at(&a->src, 1, box.x, box.y, box.z), a->src.rp,
-			    a->src.sp, box.w, box.h, box.d);
-		ret = xq_stage_flush(&sp, bytes);
-		if (ret)
-			return ret;
-		s = (struct xfer_lin){ sp.off, box.w, box.w * box.h };
-		d.base = xfer_lin_at(&a->dst, 1, box.x, box.y, box.z);
-		xfer_copy_rows(cmd, sp.buffer->vk, &s, b->vk, &d, box.w, box.h, box.d);
-		ret = xq_flush(q);
-		if (ret)
-			return ret;
-	}
-	return 0;
-}
-
-static int staged_read(struct llmem_queue *q, struct llmem_buffer *b, const struct rect_args *a,
-		       uint8_t *host)
-{
-	struct xfer_cut cut;
-	struct xfer_box box;
-	int ret;
-
-	xfer_cut_init(&cut, 1, a->w, a->h, a->d, xq_chunk(q));
-	while (xfer_cut_next(&cut, &box)) {
-		uint64_t bytes = box.w * box.h * box.d;
-		struct xq_span sp;
-		struct xfer_lin s = a->src, d;
-		VkCommandBuffer cmd = xq_begin(q);
-
-		if (!cmd)
-			return -EIO;
-		ret = xq_stage(q, bytes, STAGE_ALIGN, &sp);
-		if (ret)
-			return ret;
-		s.base = xfer_lin_at(&a->src, 1, box.x, box.y, box.z);
-		d = (struct xfer_lin){ sp.off, box.w, box.w * box.h };
-		xfer_copy_rows(cmd, b->vk, &s, sp.buffer->vk, &d, box.w, box.h, box.d);
-		ret = xq_add_done(
-			q, &(struct xq_done){
-				   .kind = XQ_DONE_READ,
-				   .buffer = sp.buffer,
-				   .off = sp.off,
-				   .dst = host + xfer_lin_at(&a->dst, 1, box.x, box.y, box.z),
-				   .bytes = box.w,
-				   .rows = box.h,
-				   .slices = box.d,
-				   .dst_row_pitch = a->dst.rp,
-				   .dst_slice_pitch = a->dst.sp,
-			   });
+		buf.base = xfer_lin_at(bl, 1, box.x, box.y, box.z);
+		ring = (struct xfer_lin){ sp.off, box.w, box.w * box.h };
+		if (read) {
+			xfer_copy_rows(cmd, b->vk, &buf, sp.buffer->vk, &ring, box.w, box.h, box.d);
+			ret = xq_add_done(q, &(struct xq_done){
+						     .kind = XQ_DONE_READ,
+						     .buffer = sp.buffer,
+						     .off = sp.off,
+						     .dst = h,
+						     .bytes = box.w,
+						     .rows = box.h,
+						     .slices = box.d,
+						     .dst_row_pitch = hl->rp,
+						     .dst_slice_pitch = hl->sp,
+					     });
+		} else {
+			xq_copy_box(sp.ptr, box.w, box.w * box.h, h, hl->rp, hl->sp, box.w, box.h,
+				    box.d);
+			ret = xq_stage_flush(&sp, bytes);
+			if (!ret)
+				xfer_copy_rows(cmd, sp.buffer->vk, &ring, b->vk, &buf, box.w, box.h,
+					       box.d);
+		}
 		if (!ret)
 			ret = xq_flush(q);
 		if (ret)
@@ -195,10 +173,8 @@ static int host_rect(struct llmem_queue *q, struct llmem_buffer *b, uint8_t *hos
 	else if (!(b->usage & need))
 		ret = llmem_error(-EPERM, "%s: the buffer lacks TRANSFER_%s usage", what,
 				  read ? "SRC" : "DST");
-	else if (read)
-		ret = staged_read(q, b, a, host);
 	else
-		ret = staged_write(q, b, a, host);
+		ret = staged(q, b, a, host, read);
 	return xq_leave(q, ret, event);
 }
 
