@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "copy_pool.h"
+#include "stream_copy.h"
 
 /* Below this, waking other cores costs more than it gains. */
 #define PARALLEL_MIN (1u << 20)
@@ -38,6 +39,7 @@ struct copy_job {
 	const uint8_t *src;
 	size_t bytes;
 	size_t slices;
+	bool stream;
 	atomic_size_t next;
 	atomic_size_t done;
 	atomic_bool open;
@@ -105,7 +107,10 @@ static void run_slices(struct copy_job *job, bool worker)
 			return;
 		at = i * SLICE;
 		len = job->bytes - at < SLICE ? job->bytes - at : SLICE;
-		memcpy(job->dst + at, job->src + at, len);
+		if (job->stream)
+			stream_copy(job->dst + at, job->src + at, len);
+		else
+			memcpy(job->dst + at, job->src + at, len);
 		if (worker)
 			atomic_fetch_add_explicit(&pool.helped, 1, memory_order_relaxed);
 		atomic_fetch_add_explicit(&job->done, 1, memory_order_release);
@@ -236,19 +241,23 @@ __attribute__((destructor)) static void stop_pool(void)
 	pthread_mutex_unlock(&pool.init_lock);
 }
 
-void copy_pool_memcpy(void *dst, const void *src, size_t bytes)
+static void pool_copy(void *dst, const void *src, size_t bytes, bool stream)
 {
 	struct copy_job *job = &pool.job;
 	uint64_t waited = 0;
 
 	if (bytes < PARALLEL_MIN || !pool_ready() || pthread_mutex_trylock(&pool.job_lock)) {
-		memcpy(dst, src, bytes);
+		if (stream)
+			stream_copy(dst, src, bytes);
+		else
+			memcpy(dst, src, bytes);
 		return;
 	}
 	job->dst = dst;
 	job->src = src;
 	job->bytes = bytes;
 	job->slices = (bytes + SLICE - 1) / SLICE;
+	job->stream = stream;
 	atomic_store(&job->done, 0);
 	atomic_store(&job->next, 0);
 	atomic_store(&job->open, true);
@@ -266,6 +275,16 @@ void copy_pool_memcpy(void *dst, const void *src, size_t bytes)
 	while (atomic_load(&job->active))
 		relax_or_yield(&waited);
 	pthread_mutex_unlock(&pool.job_lock);
+}
+
+void copy_pool_memcpy(void *dst, const void *src, size_t bytes)
+{
+	pool_copy(dst, src, bytes, false);
+}
+
+void copy_pool_stream(void *dst, const void *src, size_t bytes)
+{
+	pool_copy(dst, src, bytes, true);
 }
 
 unsigned int copy_pool_workers(void)

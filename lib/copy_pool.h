@@ -17,6 +17,10 @@
  */
 void copy_pool_memcpy(void *dst, const void *src, size_t bytes);
 
+/* The same with stream_copy(): for the staging ring, which the device reads
+ * next.  Every thread's streaming stores are fenced before it returns. */
+void copy_pool_stream(void *dst, const void *src, size_t bytes);
+
 /* Threads besides the caller's (0: every copy is the caller's alone). */
 unsigned int copy_pool_workers(void);
 

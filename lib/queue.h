@@ -150,5 +150,10 @@ int xq_check_buffer(const struct llmem_queue *q, const struct llmem_buffer *b, c
 void xq_copy_box(uint8_t *dst, uint64_t dst_row_pitch, uint64_t dst_slice_pitch, const uint8_t *src,
 		 uint64_t src_row_pitch, uint64_t src_slice_pitch, uint64_t bytes, uint64_t rows,
 		 uint64_t slices);
+/* The same into @q's staging, which the device reads next: with streaming
+ * stores where the device is a CPU (see queue.c). */
+void xq_stage_box(const struct llmem_queue *q, uint8_t *dst, uint64_t dst_row_pitch,
+		  uint64_t dst_slice_pitch, const uint8_t *src, uint64_t src_row_pitch,
+		  uint64_t src_slice_pitch, uint64_t bytes, uint64_t rows, uint64_t slices);
 
 #endif

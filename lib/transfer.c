@@ -135,8 +135,8 @@ static int staged(struct llmem_queue *q, struct llmem_buffer *b, const struct re
 						     .dst_slice_pitch = hl->sp,
 					     });
 		} else {
-			xq_copy_box(sp.ptr, box.w, box.w * box.h, h, hl->rp, hl->sp, box.w, box.h,
-				    box.d);
+			xq_stage_box(q, sp.ptr, box.w, box.w * box.h, h, hl->rp, hl->sp, box.w,
+				     box.h, box.d);
 			ret = xq_stage_flush(&sp, bytes);
 			if (!ret)
 				xfer_copy_rows(cmd, sp.buffer->vk, &ring, b->vk, &buf, box.w, box.h,

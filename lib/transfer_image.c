@@ -164,7 +164,8 @@ static int staged(struct llmem_queue *q, const struct img_args *a, uint8_t *host
 		if (ret)
 			return ret;
 		if (!read) {
-			xq_copy_box(sp.ptr, row, row * b.h, h, a->lin.rp, a->lin.sp, row, b.h, b.d);
+			xq_stage_box(q, sp.ptr, row, row * b.h, h, a->lin.rp, a->lin.sp, row, b.h,
+				     b.d);
 			ret = xq_stage_flush(&sp, bytes);
 			if (ret)
 				return ret;

@@ -4,7 +4,8 @@
  * submits its copy, while the device copies the chunks before it.  Every
  * byte is checked against a host-side model; the queue's records are
  * inspected (the test links the static library) to show that the records
- * are reused rather than made per chunk.
+ * are reused rather than made per chunk, and the ring written with
+ * streaming stores where the device is a CPU.
  */
 #include <pthread.h>
 #include <errno.h>
@@ -17,6 +18,7 @@
 #include "pattern.h"
 #include "queue.h"
 #include "readback.h"
+#include "stream_copy.h"
 #include "vk_test.h"
 
 #define BUF_SIZE ((21u << 20) + 333)
@@ -112,6 +114,26 @@ TEST_F(stream, linear_odd)
 		memcpy(self->model + off, self->host, size);
 		ASSERT_EQ(check_model(_metadata, self), 0);
 	}
+}
+
+/* A CPU device's ring is written with streaming stores (lavapipe copies out
+ * of it on another core), a GPU's with ordinary ones. */
+TEST_F(stream, streams_into_ring_of_cpu_device)
+{
+	bool cpu = self->s->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
+	uint64_t size = 3u << 20;
+	size_t before = stream_copy_streamed();
+
+	test_pattern(self->host, size, 9);
+	ASSERT_EQ(llmem_enqueue_write_buffer(self->q, self->b, 64, self->host, size, NULL, NULL),
+		  0);
+	memcpy(self->model + 64, self->host, size);
+	if (cpu && stream_copy_widest()) {
+		ASSERT_GE(stream_copy_streamed() - before, size - 128);
+	} else {
+		ASSERT_EQ(stream_copy_streamed(), before);
+	}
+	ASSERT_EQ(check_model(_metadata, self), 0);
 }
 
 /* Rows cut into chunks, with pitches on both sides. */

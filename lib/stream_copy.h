@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Copies for the device to read next (stream_copy.c): the staging ring.
+ */
+#ifndef LLMEM_STREAM_COPY_H
+#define LLMEM_STREAM_COPY_H
+
+#include <stddef.h>
+
+/*
+ * stream_copy() - memcpy(@dst, @src, @bytes) with non-temporal stores where
+ * the CPU has them, ending with a store fence: the bytes are in memory, not
+ * dirty in this core's caches, once it returns.  Any alignment.
+ */
+void stream_copy(void *dst, const void *src, size_t bytes);
+
+/* The widest store stream_copy() uses on this CPU, in bytes: 64 (AVX-512),
+ * 16 (SSE2), or 0 where it is memcpy. */
+unsigned int stream_copy_widest(void);
+
+/* stream_copy() with stores of @width bytes (16, or 64 where the CPU has
+ * it), so that the tests reach each one. */
+void stream_copy_width(void *dst, const void *src, size_t bytes, unsigned int width);
+
+/* Bytes the process has written with streaming stores so far (the lines
+ * between a copy's unaligned ends), for the tests. */
+size_t stream_copy_streamed(void);
+
+#endif
