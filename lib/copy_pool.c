@@ -21,7 +21,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
-#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -107,10 +106,7 @@ static void run_slices(struct copy_job *job, bool worker)
 			return;
 		at = i * SLICE;
 		len = job->bytes - at < SLICE ? job->bytes - at : SLICE;
-		if (job->stream)
-			stream_copy(job->dst + at, job->src + at, len);
-		else
-			memcpy(job->dst + at, job->src + at, len);
+		stream_copy_if(job->stream, job->dst + at, job->src + at, len);
 		if (worker)
 			atomic_fetch_add_explicit(&pool.helped, 1, memory_order_relaxed);
 		atomic_fetch_add_explicit(&job->done, 1, memory_order_release);
@@ -247,10 +243,7 @@ static void pool_copy(void *dst, const void *src, size_t bytes, bool stream)
 	uint64_t waited = 0;
 
 	if (bytes < PARALLEL_MIN || !pool_ready() || pthread_mutex_trylock(&pool.job_lock)) {
-		if (stream)
-			stream_copy(dst, src, bytes);
-		else
-			memcpy(dst, src, bytes);
+		stream_copy_if(stream, dst, src, bytes);
 		return;
 	}
 	job->dst = dst;

@@ -13,7 +13,6 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "copy_pool.h"
 #include "error.h"
@@ -59,17 +58,10 @@ static void copy_box(uint8_t *dst, uint64_t drp, uint64_t dsp, const uint8_t *sr
 			copy_pool_memcpy(dst, src, bytes * rows * slices);
 		return;
 	}
-	for (uint64_t z = 0; z < slices; z++) {
-		for (uint64_t y = 0; y < rows; y++) {
-			uint8_t *d = dst + z * dsp + y * drp;
-			const uint8_t *s = src + z * ssp + y * srp;
-
-			if (stream)
-				stream_copy(d, s, bytes);
-			else
-				memcpy(d, s, bytes);
-		}
-	}
+	for (uint64_t z = 0; z < slices; z++)
+		for (uint64_t y = 0; y < rows; y++)
+			stream_copy_if(stream, dst + z * dsp + y * drp, src + z * ssp + y * srp,
+				       bytes);
 }
 
 void xq_copy_box(uint8_t *dst, uint64_t drp, uint64_t dsp, const uint8_t *src, uint64_t srp,

@@ -104,6 +104,14 @@ void stream_copy(void *dst, const void *src, size_t bytes)
 	stream_copy_width(dst, src, bytes, stream_copy_widest());
 }
 
+void stream_copy_if(bool stream, void *dst, const void *src, size_t bytes)
+{
+	if (stream)
+		stream_copy(dst, src, bytes);
+	else
+		memcpy(dst, src, bytes);
+}
+
 size_t stream_copy_streamed(void)
 {
 	return atomic_load_explicit(&streamed, memory_order_relaxed);

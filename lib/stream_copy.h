@@ -5,6 +5,7 @@
 #ifndef LLMEM_STREAM_COPY_H
 #define LLMEM_STREAM_COPY_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /*
@@ -13,6 +14,10 @@
  * dirty in this core's caches, once it returns.  Any alignment.
  */
 void stream_copy(void *dst, const void *src, size_t bytes);
+
+/* stream_copy() when @stream, memcpy() otherwise: for copies that serve
+ * both the staging ring and other destinations. */
+void stream_copy_if(bool stream, void *dst, const void *src, size_t bytes);
 
 /* The widest store stream_copy() uses on this CPU, in bytes: 64 (AVX-512),
  * 16 (SSE2), or 0 where it is memcpy. */

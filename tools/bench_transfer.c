@@ -107,8 +107,8 @@ static int copy_pair(struct bench *b)
  * The device's half of a staged upload alone: the same bytes copied from
  * host memory in one submission per chunk, as staging submits them.  Where
  * the device copies over PCIe, no staged upload with these chunks beats it,
- * however fast the host fills the ring; a CPU device's staged copy can, its
- * source being a ring still in the caches.
+ * however fast the host fills the ring; on a CPU device, where this copy is
+ * a core's memcpy, a staged upload comes close to it.
  */
 static int copy_in_chunks(struct bench *b)
 {
