@@ -28,7 +28,7 @@
 
 #include "alloc_trace.h"
 #include "commands.h"
-#include "pool.h"
+#include <llmem/pool.h>
 
 #define MAX_RUNS 101
 

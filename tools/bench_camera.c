@@ -8,21 +8,25 @@
  * reported apart.
  */
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <drm_fourcc.h>
+#include <linux/videodev2.h>
+
+#include <llmem/memory.h>
 
 #include "camera.h"
 #include "commands.h"
 
-static void print_row(const char *name, const struct camera_result *r)
+static void print_row(const char *name, const struct camera_result *r, bool copy)
 {
 	printf("  %-10s cpu/frame median %9.1f us  min %9.1f  max %9.1f | fps %6.1f | "
 	       "convert %9.1f us | copied %8llu B/frame | %s\n",
 	       name, r->cpu_us_median, r->cpu_us_min, r->cpu_us_max, r->frames / r->seconds,
-	       r->convert_us_median, (unsigned long long)r->bytes_copied_per_frame, r->backend);
+	       r->convert_us_median, (unsigned long long)r->bytes_copied_per_frame,
+	       copy ? "copy" : llmem_backend_name(r->info.backend));
 }
 
 int llmem_bench_camera(int argc, char **argv)
@@ -37,39 +41,40 @@ int llmem_bench_camera(int argc, char **argv)
 		{ 0 },
 	};
 	struct camera_options o = {
-		.fourcc = DRM_FORMAT_YUYV,
-		.width = 1280,
-		.height = 720,
+		.create = {
+			.fourcc = V4L2_PIX_FMT_YUYV,
+			.width = 1280,
+			.height = 720,
+			.buffers = 4,
+		},
 		.frames = 60,
-		.buffers = 4,
-		.input = -1,
-		.encoding = -1,
-		.range = -1,
 	};
+	struct llmem_camera_create_info *c = &o.create;
 	struct camera_result zero, copy;
 	int opt;
 
 	while ((opt = getopt_long(argc, argv, "d:f:s:n:i:B:", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'd':
-			o.device = optarg;
+			c->device = optarg;
 			break;
 		case 'f':
-			if (camera_parse_format(optarg, &o.fourcc))
+			if (camera_parse_format(optarg, &c->fourcc))
 				return 2;
 			break;
 		case 's':
-			if (sscanf(optarg, "%ux%u", &o.width, &o.height) != 2)
+			if (sscanf(optarg, "%ux%u", &c->width, &c->height) != 2)
 				return 2;
 			break;
 		case 'n':
 			o.frames = (uint32_t)strtoul(optarg, NULL, 10);
 			break;
 		case 'i':
-			o.input = atoi(optarg);
+			c->input = (uint32_t)atoi(optarg);
+			c->flags |= LLMEM_CAMERA_INPUT;
 			break;
 		case 'B':
-			if (camera_parse_backend(optarg, &o.backend))
+			if (camera_parse_backend(optarg, &c->backend))
 				return 2;
 			break;
 		default:
@@ -79,22 +84,21 @@ int llmem_bench_camera(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (!o.device || !o.frames) {
+	if (!c->device || !o.frames) {
 		fprintf(stderr, "llmem bench camera: --device is required\n");
 		return 2;
 	}
 
-	o.path = CAMERA_ZERO_COPY;
 	if (camera_run(&o, &zero))
 		return 1;
-	o.path = CAMERA_COPY;
+	c->flags |= LLMEM_CAMERA_COPY;
 	if (camera_run(&o, &copy))
 		return 1;
 
 	printf("camera %s, %.4s %ux%u, %u frames per path (CPU times on the pipeline thread)\n",
-	       o.device, (const char *)&o.fourcc, o.width, o.height, o.frames);
-	print_row("zero-copy", &zero);
-	print_row("copy", &copy);
+	       c->device, (const char *)&c->fourcc, c->width, c->height, o.frames);
+	print_row("zero-copy", &zero, false);
+	print_row("copy", &copy, true);
 	printf("ratio zero-copy/copy: cpu/frame %.3f, bytes copied %llu vs %llu\n",
 	       zero.cpu_us_median / copy.cpu_us_median,
 	       (unsigned long long)zero.bytes_copied_per_frame,

@@ -9,10 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <drm_fourcc.h>
+#include <linux/videodev2.h>
 
+#include <llmem/camera.h>
 #include <llmem/convert.h>
-#include <llmem/share.h>
+#include <llmem/memory.h>
 
 #include "camera.h"
 #include "commands.h"
@@ -29,9 +30,9 @@ static void usage(FILE *out)
 int camera_parse_format(const char *s, uint32_t *fourcc)
 {
 	if (!strcmp(s, "YUYV"))
-		*fourcc = DRM_FORMAT_YUYV;
+		*fourcc = V4L2_PIX_FMT_YUYV;
 	else if (!strcmp(s, "NV12"))
-		*fourcc = DRM_FORMAT_NV12;
+		*fourcc = V4L2_PIX_FMT_NV12;
 	else
 		return -EINVAL;
 	return 0;
@@ -68,16 +69,15 @@ int llmem_cmd_camera(int argc, char **argv)
 		{ 0 },
 	};
 	struct camera_options o = {
-		.fourcc = DRM_FORMAT_YUYV,
-		.width = 1280,
-		.height = 720,
+		.create = {
+			.fourcc = V4L2_PIX_FMT_YUYV,
+			.width = 1280,
+			.height = 720,
+			.buffers = 4,
+		},
 		.frames = 30,
-		.buffers = 4,
-		.input = -1,
-		.path = CAMERA_ZERO_COPY,
-		.encoding = -1,
-		.range = -1,
 	};
+	struct llmem_camera_create_info *c = &o.create;
 	struct camera_result r;
 	char summary[4096];
 	int opt, ret;
@@ -85,16 +85,16 @@ int llmem_cmd_camera(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, "d:f:s:n:o:i:b:cB:C67FLh", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'd':
-			o.device = optarg;
+			c->device = optarg;
 			break;
 		case 'f':
-			if (camera_parse_format(optarg, &o.fourcc)) {
+			if (camera_parse_format(optarg, &c->fourcc)) {
 				fprintf(stderr, "llmem camera: format %s: YUYV or NV12\n", optarg);
 				return 2;
 			}
 			break;
 		case 's':
-			if (sscanf(optarg, "%ux%u", &o.width, &o.height) != 2) {
+			if (sscanf(optarg, "%ux%u", &c->width, &c->height) != 2) {
 				fprintf(stderr, "llmem camera: size %s: WIDTHxHEIGHT\n", optarg);
 				return 2;
 			}
@@ -106,34 +106,33 @@ int llmem_cmd_camera(int argc, char **argv)
 			o.out_dir = optarg;
 			break;
 		case 'i':
-			o.input = atoi(optarg);
+			c->input = (uint32_t)atoi(optarg);
+			c->flags |= LLMEM_CAMERA_INPUT;
 			break;
 		case 'b':
-			o.buffers = (uint32_t)strtoul(optarg, NULL, 10);
+			c->buffers = (uint32_t)strtoul(optarg, NULL, 10);
 			break;
 		case 'c':
-			o.path = CAMERA_COPY;
+			c->flags |= LLMEM_CAMERA_COPY;
 			break;
 		case 'B':
-			if (camera_parse_backend(optarg, &o.backend)) {
+			if (camera_parse_backend(optarg, &c->backend)) {
 				fprintf(stderr, "llmem camera: unknown backend %s\n", optarg);
 				return 2;
 			}
 			break;
 		case 'C':
-			o.contiguous = 1;
+			c->flags |= LLMEM_CAMERA_CONTIGUOUS;
 			break;
 		case '6':
-			o.encoding = LLMEM_YCBCR_BT601;
-			break;
 		case '7':
-			o.encoding = LLMEM_YCBCR_BT709;
+			c->encoding = opt == '7' ? LLMEM_YCBCR_BT709 : LLMEM_YCBCR_BT601;
+			c->flags |= LLMEM_CAMERA_ENCODING;
 			break;
 		case 'F':
-			o.range = LLMEM_YCBCR_FULL_RANGE;
-			break;
 		case 'L':
-			o.range = LLMEM_YCBCR_LIMITED_RANGE;
+			c->range = opt == 'F' ? LLMEM_YCBCR_FULL_RANGE : LLMEM_YCBCR_LIMITED_RANGE;
+			c->flags |= LLMEM_CAMERA_RANGE;
 			break;
 		case 'h':
 			usage(stdout);
@@ -143,7 +142,7 @@ int llmem_cmd_camera(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (!o.device || !o.frames || !o.buffers || optind != argc) {
+	if (!c->device || !o.frames || !c->buffers || optind != argc) {
 		usage(stderr);
 		return 2;
 	}
@@ -152,8 +151,10 @@ int llmem_cmd_camera(int argc, char **argv)
 		return 1;
 	printf("llmem camera: %u frames %ux%u %.4s from %s (%s) in %.2f s (%.1f fps), %s path, "
 	       "backend %s\n",
-	       r.frames, o.width, o.height, (const char *)&o.fourcc, o.device, r.driver, r.seconds,
-	       r.frames / r.seconds, o.path == CAMERA_ZERO_COPY ? "zero-copy" : "copy", r.backend);
+	       r.frames, c->width, c->height, (const char *)&c->fourcc, r.info.device,
+	       r.info.driver, r.seconds, r.frames / r.seconds,
+	       c->flags & LLMEM_CAMERA_COPY ? "copy" : "zero-copy",
+	       c->flags & LLMEM_CAMERA_COPY ? "copy" : llmem_backend_name(r.info.backend));
 	printf("  CPU per frame %.1f us (median), conversion %.1f us, %llu bytes copied per "
 	       "frame\n",
 	       r.cpu_us_median, r.convert_us_median, (unsigned long long)r.bytes_copied_per_frame);

@@ -39,9 +39,6 @@ enum llmem_buffer_usage {
 #define LLMEM_BUFFER_DEFAULT_USAGE \
 	(LLMEM_BUFFER_STORAGE | LLMEM_BUFFER_TRANSFER_SRC | LLMEM_BUFFER_TRANSFER_DST)
 
-/* For a size argument of flush and invalidate: up to the end of the object. */
-#define LLMEM_WHOLE_SIZE UINT64_MAX
-
 struct llmem_buffer_create_info {
 	/* Bytes; must not be 0. */
 	uint64_t size;
@@ -149,16 +146,6 @@ int llmem_buffer_flush(struct llmem_buffer *buffer, uint64_t offset, uint64_t si
 
 /* As llmem_buffer_flush(), for device writes the host is about to read. */
 int llmem_buffer_invalidate(struct llmem_buffer *buffer, uint64_t offset, uint64_t size);
-
-/**
- * llmem_buffer_copy() - copy @size bytes on the session's queue and wait.
- *
- * Return: 0; -EINVAL for NULL, size 0, a range outside either buffer, or
- * buffers of different sessions; -EPERM without TRANSFER_SRC on @src or
- * TRANSFER_DST on @dst; -EIO.
- */
-int llmem_buffer_copy(struct llmem_buffer *src, uint64_t src_offset, struct llmem_buffer *dst,
-		      uint64_t dst_offset, uint64_t size);
 
 #ifdef __cplusplus
 }

@@ -8,7 +8,7 @@
  * back, and llmem_image_layout() tells where it stands.  Creation submits
  * nothing: the move out of UNDEFINED rides on the next submission of the
  * session (one for all images made since), or happens when vulkan.h hands
- * out the image's handle.
+ * out the image's handle.  Copies, uploads and downloads are in transfer.h.
  *
  * Thread safety: different images may be used from different threads
  * freely.  Uploads, downloads and copies of one image must not run
@@ -90,19 +90,6 @@ struct llmem_image_create_info {
 int llmem_image_create(struct llmem_memory *memory, const struct llmem_image_create_info *info,
 		       struct llmem_image **out);
 
-/**
- * llmem_image_create_from_host() - an image holding @data.
- * @size: bytes of @data: the image's tightly packed size, deduced from
- *	info's shape and channel type (-EINVAL when it differs).
- *
- * The texels go through a host-visible staging buffer of the session and a
- * copy on its queue, so @memory need not be mappable.  The image needs
- * LLMEM_IMAGE_TRANSFER_DST.
- */
-int llmem_image_create_from_host(struct llmem_memory *memory,
-				 const struct llmem_image_create_info *info, const void *data,
-				 uint64_t size, struct llmem_image **out);
-
 /* Accepts NULL.  Views of the image must have been destroyed. */
 void llmem_image_destroy(struct llmem_image *image);
 
@@ -123,25 +110,6 @@ struct llmem_memory *llmem_image_memory(const struct llmem_image *image);
 /* Return: 0, or -EINVAL for NULL. */
 int llmem_image_get_allocation(const struct llmem_image *image,
 			       struct llmem_allocation *allocation);
-
-/**
- * llmem_image_copy_from_buffer() - fill the whole image from @buffer, whose
- * first llmem_image_size() bytes hold the texels tightly packed, row after
- * row.  Waits for the copy.
- *
- * Return: 0; -EINVAL for NULL, a buffer that is too small, or objects of
- * different sessions; -EPERM without TRANSFER_DST on the image or
- * TRANSFER_SRC on the buffer; -EIO.
- */
-int llmem_image_copy_from_buffer(struct llmem_image *image, struct llmem_buffer *buffer);
-
-/* The reverse: the image's texels into @buffer.  Needs TRANSFER_SRC on the
- * image and TRANSFER_DST on the buffer. */
-int llmem_image_copy_to_buffer(struct llmem_image *image, struct llmem_buffer *buffer);
-
-/* Through the session's staging memory: @size must equal llmem_image_size(). */
-int llmem_image_upload(struct llmem_image *image, const void *data, uint64_t size);
-int llmem_image_download(struct llmem_image *image, void *data, uint64_t size);
 
 enum llmem_filter {
 	LLMEM_FILTER_NEAREST = 0,

@@ -1,51 +1,26 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * libllmem: device memory in pages, shared with cameras, codecs, displays
- * and other processes through DMA-BUF.
- *
- * Error convention: every function that can fail returns 0 or a positive
- * value on success and a negative errno on failure; llmem_strerror() names
- * the code and llmem_last_error() gives the calling thread's message for the
- * most recent failure, with the detail errno alone cannot carry.
+ * and other processes through DMA-BUF.  This header includes every public
+ * header, tier by tier (docs/architecture.md): the Vulkan-free base (errors,
+ * the virtual pool), the device (sessions), memories and their objects,
+ * sharing, transfers, and video (V4L2, conversion, the camera pipeline).
  */
 #ifndef LLMEM_LLMEM_H
 #define LLMEM_LLMEM_H
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-
-/**
- * llmem_strerror() - name a negative errno returned by libllmem.
- * @err: a value returned by a libllmem function (negative errno).
- *
- * Return: a static string; never NULL.  Thread-safe.
- */
-const char *llmem_strerror(int err);
-
-/**
- * llmem_last_error() - the message for the calling thread's latest failure.
- *
- * Each failing call stores a message in thread-local storage, overwritten by
- * the next failing call on that thread; successful calls leave it alone.
- *
- * Return: a thread-local string, "" when nothing has failed yet.
- */
-const char *llmem_last_error(void);
-
-#ifdef __cplusplus
-}
-#endif
-
+#include "error.h"
+#include "pool.h"
 #include "session.h"
 #include "memory.h"
 #include "buffer.h"
 #include "image.h"
 #include "frame.h"
-#include "convert.h"
 #include "share.h"
-#include "v4l2.h"
-#include "transfer.h"
 #include "cuda.h"
+#include "transfer.h"
+#include "v4l2.h"
+#include "convert.h"
+#include "camera.h"
 
 #endif /* LLMEM_LLMEM_H */

@@ -55,12 +55,49 @@ enum llmem_memory_options {
 	LLMEM_MEMORY_CONTIGUOUS = 1u << 1,
 };
 
+/* For a size argument of flush and invalidate: up to the end of the page
+ * or object. */
+#define LLMEM_WHOLE_SIZE UINT64_MAX
+
 #define LLMEM_MEMORY_DEFAULT_PAGE_SIZE (32ull << 20)
 /* The largest contiguous block Debian's x86 kernels (no CMA) give: 4 MiB,
  * enough for one 1920x1080 YUYV frame. */
 #define LLMEM_MEMORY_CONTIGUOUS_MAX_PAGE_SIZE (4ull << 20)
 /* For spare_pages: release every page as soon as it is empty. */
 #define LLMEM_MEMORY_SPARE_NONE UINT32_MAX
+
+/* llmem_memory_create_info.sharing. */
+enum llmem_sharing {
+	LLMEM_SHARING_NONE = 0,
+	/* Pages that can be exported as DMA-BUFs. */
+	LLMEM_SHARING_DMABUF = 1,
+	/* Pages only from llmem_memory_import_dmabuf() or
+	 * llmem_memory_import_host(); none are allocated. */
+	LLMEM_SHARING_IMPORT = 2,
+	/* Pages Vulkan exports as opaque fds (VK_KHR_external_memory_fd), for
+	 * CUDA (cuda.h) and other Vulkan devices; they are not DMA-BUFs. */
+	LLMEM_SHARING_OPAQUE_FD = 3,
+};
+
+/* Where a memory's pages come from (llmem_memory_info.backend). */
+enum llmem_backend {
+	/* Plain Vulkan memory: cannot be shared. */
+	LLMEM_BACKEND_VULKAN = 0,
+	LLMEM_BACKEND_VULKAN_DMABUF = 1,
+	LLMEM_BACKEND_LLMEM_DMABUF = 2,
+	LLMEM_BACKEND_LLMEM_HOST_POINTER = 3,
+	/* LLMEM_SHARING_IMPORT: foreign DMA-BUFs imported as such, or their
+	 * mapping imported as a host pointer. */
+	LLMEM_BACKEND_IMPORT_DMABUF = 4,
+	LLMEM_BACKEND_IMPORT_HOST_POINTER = 5,
+	/* LLMEM_SHARING_OPAQUE_FD. */
+	LLMEM_BACKEND_VULKAN_OPAQUE_FD = 6,
+};
+
+/* "vulkan", "vulkan-dmabuf", "llmem-dmabuf", "llmem-host-pointer",
+ * "import-dmabuf", "import-host-pointer", "vulkan-opaque-fd"; "unknown"
+ * otherwise. */
+const char *llmem_backend_name(uint32_t backend);
 
 struct llmem_memory_create_info {
 	/* enum llmem_memory_flags; leave 0 for LLMEM_MEMORY_DEVICE_LOCAL. */
@@ -75,11 +112,10 @@ struct llmem_memory_create_info {
 	uint32_t spare_pages;
 	/* For messages and listings; copied.  Leave NULL for "memory". */
 	const char *name;
-	/* enum llmem_sharing (share.h); leave 0 for memory that is not
-	 * shared. */
+	/* enum llmem_sharing; leave 0 for memory that is not shared. */
 	uint32_t sharing;
-	/* enum llmem_backend (share.h) to insist on one; leave 0 for the best
-	 * that works here. */
+	/* enum llmem_backend to insist on one; leave 0 for the best that
+	 * works here. */
 	uint32_t backend;
 };
 
@@ -121,7 +157,7 @@ struct llmem_memory_info {
 	uint32_t mappable;
 	/* Pages mapped now. */
 	uint32_t mapped_pages;
-	/* enum llmem_sharing and enum llmem_backend (share.h). */
+	/* enum llmem_sharing and enum llmem_backend. */
 	uint32_t sharing;
 	uint32_t backend;
 	/* Whether the memory type is HOST_COHERENT: host writes need no
@@ -191,7 +227,7 @@ int llmem_memory_unmap_page(struct llmem_memory *memory, uint32_t page);
  * llmem_memory_flush_page() - make host writes to [@offset, +@size) of a
  * mapped page visible to the device; llmem_memory_invalidate_page() - make
  * device writes visible to the host.
- * @size: bytes, or LLMEM_WHOLE_SIZE (buffer.h) for the rest of the page.
+ * @size: bytes, or LLMEM_WHOLE_SIZE for the rest of the page.
  *
  * The range is widened to whole non-coherent atoms, never past the page.
  * Coherent memory needs neither, but both are allowed; a flush also orders

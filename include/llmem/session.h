@@ -1,14 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * A session: one Vulkan instance and device, the queue the library uses for
- * its own layout transitions and copies, and the answer to "what can this
+ * A session: one Vulkan instance and device, the one VkQueue every
+ * submission of the library goes to, and the answer to "what can this
  * device do".
  *
  * Thread safety: a session may be used from any number of threads at once
  * for everything but llmem_session_destroy(), which the caller must order
  * after every other call on the session and on the objects made from it.
- * The internal queue and command buffer are serialised by a mutex inside the
- * session.
+ * Submissions to the VkQueue are serialised by a mutex inside the session.
  */
 #ifndef LLMEM_SESSION_H
 #define LLMEM_SESSION_H
@@ -78,9 +77,12 @@ int llmem_session_create(const struct llmem_session_create_info *info, struct ll
 /**
  * llmem_session_destroy() - close the device.  NULL returns 0.
  *
- * Return: 0; -EBUSY when memories made from the session are still alive:
- * the session stays as it was (freeing the device under them would leave
- * them dangling) and can be destroyed once they are.
+ * The queue of the blocking transfer calls (transfer.h) goes first.
+ *
+ * Return: 0; -EBUSY when memories made from the session are still alive
+ * (queues made with llmem_queue_create() hold one each): the session stays
+ * usable (freeing the device under them would leave them dangling) and can
+ * be destroyed once they are.
  */
 int llmem_session_destroy(struct llmem_session *session);
 

@@ -23,47 +23,14 @@
 
 #include <stdint.h>
 
-#include <llmem/frame.h>
-#include <llmem/memory.h>
+#include "frame.h"
+#include "memory.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 struct llmem_buffer;
-
-/* llmem_memory_create_info.sharing. */
-enum llmem_sharing {
-	LLMEM_SHARING_NONE = 0,
-	/* Pages that can be exported as DMA-BUFs. */
-	LLMEM_SHARING_DMABUF = 1,
-	/* Pages only from llmem_memory_import_dmabuf() or
-	 * llmem_memory_import_host(); none are allocated. */
-	LLMEM_SHARING_IMPORT = 2,
-	/* Pages Vulkan exports as opaque fds (VK_KHR_external_memory_fd), for
-	 * CUDA (cuda.h) and other Vulkan devices; they are not DMA-BUFs. */
-	LLMEM_SHARING_OPAQUE_FD = 3,
-};
-
-/* Where a memory's pages come from (llmem_memory_info.backend). */
-enum llmem_backend {
-	/* Plain Vulkan memory: cannot be shared. */
-	LLMEM_BACKEND_VULKAN = 0,
-	LLMEM_BACKEND_VULKAN_DMABUF = 1,
-	LLMEM_BACKEND_LLMEM_DMABUF = 2,
-	LLMEM_BACKEND_LLMEM_HOST_POINTER = 3,
-	/* LLMEM_SHARING_IMPORT: foreign DMA-BUFs imported as such, or their
-	 * mapping imported as a host pointer. */
-	LLMEM_BACKEND_IMPORT_DMABUF = 4,
-	LLMEM_BACKEND_IMPORT_HOST_POINTER = 5,
-	/* LLMEM_SHARING_OPAQUE_FD. */
-	LLMEM_BACKEND_VULKAN_OPAQUE_FD = 6,
-};
-
-/* "vulkan", "vulkan-dmabuf", "llmem-dmabuf", "llmem-host-pointer",
- * "import-dmabuf", "import-host-pointer", "vulkan-opaque-fd"; "unknown"
- * otherwise. */
-const char *llmem_backend_name(uint32_t backend);
 
 /**
  * struct llmem_dmabuf_region - a buffer as a DMA-BUF importers take it.

@@ -360,6 +360,52 @@ int llmem_enqueue_migrate_image(struct llmem_queue *queue, struct llmem_image **
 				struct llmem_memory *to, const struct llmem_wait_list *wait_for,
 				struct llmem_event **event);
 
+/*
+ * Blocking calls without a queue, for programs that want one transfer and
+ * its result.  Each is the llmem_enqueue_* operation it names, with no wait
+ * list and no event, on a queue the session keeps for them: made on first
+ * use with an 8 MiB staging ring (2 MiB chunks), destroyed with the session.
+ * They are ordered with the session's other queues like any operation, and
+ * calls from several threads are serialised on that queue.
+ */
+
+/* llmem_enqueue_copy_buffer(), blocking. */
+int llmem_buffer_copy(struct llmem_buffer *src, uint64_t src_offset, struct llmem_buffer *dst,
+		      uint64_t dst_offset, uint64_t size);
+
+/**
+ * llmem_image_copy_from_buffer() - fill the whole image from @buffer, whose
+ * first llmem_image_size() bytes hold the texels tightly packed, row after
+ * row: llmem_enqueue_copy_buffer_to_image() of the whole image, blocking.
+ *
+ * Return: 0; -EINVAL for NULL, a buffer that is too small, or objects of
+ * different sessions; -EPERM without TRANSFER_DST on the image or
+ * TRANSFER_SRC on the buffer; -ENOMEM; -EIO.
+ */
+int llmem_image_copy_from_buffer(struct llmem_image *image, struct llmem_buffer *buffer);
+
+/* The reverse, llmem_enqueue_copy_image_to_buffer(): the image's texels into
+ * @buffer.  Needs TRANSFER_SRC on the image and TRANSFER_DST on the buffer. */
+int llmem_image_copy_to_buffer(struct llmem_image *image, struct llmem_buffer *buffer);
+
+/* llmem_enqueue_write_image() and llmem_enqueue_read_image() of the whole
+ * image, tightly packed at @data: @size must equal llmem_image_size(). */
+int llmem_image_upload(struct llmem_image *image, const void *data, uint64_t size);
+int llmem_image_download(struct llmem_image *image, void *data, uint64_t size);
+
+/**
+ * llmem_image_create_from_host() - llmem_image_create(), then
+ * llmem_image_upload() of @data.
+ * @size: bytes of @data: the image's tightly packed size, deduced from
+ *	info's shape and channel type (-EINVAL when it differs).
+ *
+ * The texels go through the staging ring, so @memory need not be mappable.
+ * The image needs LLMEM_IMAGE_TRANSFER_DST.  On failure nothing is left.
+ */
+int llmem_image_create_from_host(struct llmem_memory *memory,
+				 const struct llmem_image_create_info *info, const void *data,
+				 uint64_t size, struct llmem_image **out);
+
 #ifdef __cplusplus
 }
 #endif

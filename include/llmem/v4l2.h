@@ -14,7 +14,10 @@
 #ifndef LLMEM_V4L2_H
 #define LLMEM_V4L2_H
 
+#include <stddef.h>
 #include <stdint.h>
+
+#include "frame.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -71,6 +74,33 @@ struct llmem_v4l2_frame {
 	uint32_t corrupted;
 	uint64_t timestamp_ns;
 };
+
+/**
+ * llmem_v4l2_format_layout() - where a frame of @format lies in its buffer,
+ * as llmem_frame_layout_init() describes it for importers: the driver's
+ * pitch (bytesperline) and frame size (sizeimage) are the importer's
+ * demands.
+ *
+ * Return: 0; -EINVAL for NULL arguments or a format the layout cannot
+ * describe.
+ */
+int llmem_v4l2_format_layout(const struct llmem_v4l2_format *format,
+			     struct llmem_frame_layout *layout);
+
+/**
+ * llmem_v4l2_find_capture() - the first node, /dev/video0 up, that captures
+ * single-planar video with streaming I/O and imports DMA-BUFs
+ * (V4L2_BUF_CAP_SUPPORTS_DMABUF).
+ * @path: receives the node's path.
+ * @size: bytes at @path.
+ *
+ * Each node is opened and closed again; one another process streams from
+ * does not qualify.
+ *
+ * Return: 0; -EINVAL for a NULL @path or one too short; -ENODEV when no
+ * node qualifies.
+ */
+int llmem_v4l2_find_capture(char *path, size_t size);
 
 /**
  * llmem_v4l2_open() - open a video capture node.

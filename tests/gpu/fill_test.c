@@ -13,7 +13,7 @@
 #include <llmem/transfer.h>
 
 #include "kselftest_harness.h"
-#include "session_internal.h"
+#include "device/session.h"
 #include "vk_test.h"
 
 #define GIB (1ull << 30)

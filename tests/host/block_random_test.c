@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "kselftest_harness.h"
-#include "pool.h"
+#include <llmem/pool.h>
 
 #define OPS 1000000
 #define SWEEP 8192

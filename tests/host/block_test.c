@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "block.h"
+#include "base/block.h"
 #include "kselftest_harness.h"
 
 FIXTURE(block)

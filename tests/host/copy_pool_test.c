@@ -12,7 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "copy_pool.h"
+#include "base/copy_pool.h"
 #include "kselftest_harness.h"
 #include "pattern.h"
 
@@ -32,7 +32,7 @@ FIXTURE_SETUP(copy)
 	ASSERT_NE(NULL, self->src);
 	ASSERT_NE(NULL, self->dst);
 	test_pattern(self->src, BIG + 64, 42);
-	ASSERT_EQ(3, copy_pool_workers());
+	ASSERT_EQ(3, llmem_copy_pool_workers());
 }
 
 FIXTURE_TEARDOWN(copy)
@@ -58,7 +58,7 @@ TEST_F(copy, sizes_and_offsets)
 			size_t off = offsets[j], n = sizes[i];
 
 			memset(self->dst, 0xa5, BIG + 64);
-			copy_pool_memcpy(self->dst + off, self->src + 64 - off, n);
+			llmem_copy_pool_memcpy(self->dst + off, self->src + 64 - off, n);
 			ASSERT_EQ(0, memcmp(self->dst + off, self->src + 64 - off, n));
 			/* Nothing around the range was touched. */
 			for (size_t k = 0; k < off; k++)
@@ -72,12 +72,12 @@ TEST_F(copy, sizes_and_offsets)
 
 TEST_F(copy, workers_take_slices)
 {
-	size_t before = copy_pool_helped();
+	size_t before = llmem_copy_pool_helped();
 
 	/* A worker asleep may miss a copy or two; fifty are plenty. */
-	for (int i = 0; i < 50 && copy_pool_helped() == before; i++)
-		copy_pool_memcpy(self->dst, self->src, BIG);
-	ASSERT_GT(copy_pool_helped(), before);
+	for (int i = 0; i < 50 && llmem_copy_pool_helped() == before; i++)
+		llmem_copy_pool_memcpy(self->dst, self->src, BIG);
+	ASSERT_GT(llmem_copy_pool_helped(), before);
 	ASSERT_EQ(0, memcmp(self->dst, self->src, BIG));
 }
 
@@ -94,7 +94,7 @@ static void *race(void *arg)
 
 	for (int i = 0; i < r->rounds; i++) {
 		memset(r->dst, i, r->bytes);
-		copy_pool_memcpy(r->dst, r->src, r->bytes);
+		llmem_copy_pool_memcpy(r->dst, r->src, r->bytes);
 		if (memcmp(r->dst, r->src, r->bytes))
 			r->bad++;
 	}
@@ -131,17 +131,17 @@ TEST_F(copy, forked_child)
 	int status;
 	pid_t pid;
 
-	copy_pool_memcpy(self->dst, self->src, BIG);
+	llmem_copy_pool_memcpy(self->dst, self->src, BIG);
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
-		size_t before = copy_pool_helped();
-		int ok = copy_pool_workers() == 3;
+		size_t before = llmem_copy_pool_helped();
+		int ok = llmem_copy_pool_workers() == 3;
 
 		memset(self->dst, 0, BIG);
-		for (int i = 0; i < 50 && copy_pool_helped() == before; i++)
-			copy_pool_memcpy(self->dst, self->src, BIG);
-		ok = ok && copy_pool_helped() > before && !memcmp(self->dst, self->src, BIG);
+		for (int i = 0; i < 50 && llmem_copy_pool_helped() == before; i++)
+			llmem_copy_pool_memcpy(self->dst, self->src, BIG);
+		ok = ok && llmem_copy_pool_helped() > before && !memcmp(self->dst, self->src, BIG);
 		_exit(ok ? 0 : 1);
 	}
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "kselftest_harness.h"
-#include "pool.h"
+#include <llmem/pool.h>
 
 struct backing {
 	int live[64];

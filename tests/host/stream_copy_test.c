@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * stream_copy(): every store width the CPU has lands the bytes memcpy would,
+ * llmem_stream_copy(): every store width the CPU has lands the bytes memcpy would,
  * for destinations at each offset within a cache line and sizes around the
  * line and the 16-byte store, and touches nothing around them; the copy
  * pool's streaming copy does the same with its workers taking slices.
@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "copy_pool.h"
+#include "base/copy_pool.h"
 #include "kselftest_harness.h"
 #include "pattern.h"
-#include "stream_copy.h"
+#include "base/stream_copy.h"
 
 #define ROOM (2u << 20)
 #define GUARD 0x5a
@@ -57,10 +57,10 @@ static int copied_alone(const uint8_t *dst, const uint8_t *src, size_t off, size
 TEST_F(stream, every_width_offset_and_size)
 {
 	static const unsigned int widths[] = { 16, 64 };
-	unsigned int widest = stream_copy_widest();
+	unsigned int widest = llmem_stream_copy_widest();
 
 	if (widest == 0)
-		SKIP(return, "no streaming stores on this CPU: stream_copy() is memcpy");
+		SKIP(return, "no streaming stores on this CPU: llmem_stream_copy() is memcpy");
 	for (size_t w = 0; w < 2 && widths[w] <= widest; w++) {
 		for (size_t off = 0; off < 64; off++) {
 			for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
@@ -69,7 +69,7 @@ TEST_F(stream, every_width_offset_and_size)
 				const uint8_t *src = self->src + (off * 7 + 3) % 64;
 
 				memset(self->dst, GUARD, ROOM + 128);
-				stream_copy_width(self->dst + off, src, sizes[i], widths[w]);
+				llmem_stream_copy_width(self->dst + off, src, sizes[i], widths[w]);
 				ASSERT_TRUE(copied_alone(self->dst, src, off, sizes[i]))
 				{
 					TH_LOG("width %u, offset %zu, %zu bytes", widths[w], off,
@@ -82,14 +82,14 @@ TEST_F(stream, every_width_offset_and_size)
 
 TEST_F(stream, default_width_large_copy)
 {
-	size_t before = stream_copy_streamed();
+	size_t before = llmem_stream_copy_streamed();
 
 	memset(self->dst, GUARD, ROOM + 128);
-	stream_copy(self->dst + 5, self->src + 9, ROOM);
+	llmem_stream_copy(self->dst + 5, self->src + 9, ROOM);
 	ASSERT_TRUE(copied_alone(self->dst, self->src + 9, 5, ROOM));
 	/* All but the unaligned ends went through streaming stores. */
-	if (stream_copy_widest())
-		ASSERT_GE(stream_copy_streamed() - before, ROOM - 128);
+	if (llmem_stream_copy_widest())
+		ASSERT_GE(llmem_stream_copy_streamed() - before, ROOM - 128);
 }
 
 TEST_F(stream, pool_workers_stream_slices)
@@ -98,14 +98,14 @@ TEST_F(stream, pool_workers_stream_slices)
 
 	/* The machine may have too few cores for a pool of its own. */
 	setenv("LLMEM_COPY_THREADS", "4", 1);
-	ASSERT_EQ(3, copy_pool_workers());
-	before = copy_pool_helped();
-	for (int i = 0; i < 50 && copy_pool_helped() == before; i++) {
+	ASSERT_EQ(3, llmem_copy_pool_workers());
+	before = llmem_copy_pool_helped();
+	for (int i = 0; i < 50 && llmem_copy_pool_helped() == before; i++) {
 		memset(self->dst, GUARD, ROOM + 128);
-		copy_pool_stream(self->dst + 1, self->src + 2, ROOM - 7);
+		llmem_copy_pool_stream(self->dst + 1, self->src + 2, ROOM - 7);
 		ASSERT_TRUE(copied_alone(self->dst, self->src + 2, 1, ROOM - 7));
 	}
-	ASSERT_GT(copy_pool_helped(), before);
+	ASSERT_GT(llmem_copy_pool_helped(), before);
 }
 
 TEST_HARNESS_MAIN

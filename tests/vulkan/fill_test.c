@@ -18,7 +18,7 @@
 #include "kselftest_harness.h"
 #include "pattern.h"
 #include "readback.h"
-#include "session_internal.h"
+#include "device/session.h"
 #include "vk_test.h"
 
 #define BUF_SIZE 150000

@@ -16,9 +16,9 @@
 
 #include "kselftest_harness.h"
 #include "pattern.h"
-#include "queue.h"
+#include "transfer/queue.h"
 #include "readback.h"
-#include "stream_copy.h"
+#include "base/stream_copy.h"
 #include "vk_test.h"
 
 #define BUF_SIZE ((21u << 20) + 333)
@@ -122,16 +122,16 @@ TEST_F(stream, streams_into_ring_of_cpu_device)
 {
 	bool cpu = self->s->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
 	uint64_t size = 3u << 20;
-	size_t before = stream_copy_streamed();
+	size_t before = llmem_stream_copy_streamed();
 
 	test_pattern(self->host, size, 9);
 	ASSERT_EQ(llmem_enqueue_write_buffer(self->q, self->b, 64, self->host, size, NULL, NULL),
 		  0);
 	memcpy(self->model + 64, self->host, size);
-	if (cpu && stream_copy_widest()) {
-		ASSERT_GE(stream_copy_streamed() - before, size - 128);
+	if (cpu && llmem_stream_copy_widest()) {
+		ASSERT_GE(llmem_stream_copy_streamed() - before, size - 128);
 	} else {
-		ASSERT_EQ(stream_copy_streamed(), before);
+		ASSERT_EQ(llmem_stream_copy_streamed(), before);
 	}
 	ASSERT_EQ(check_model(_metadata, self), 0);
 }
@@ -268,7 +268,7 @@ TEST_F(stream, records_reused)
 			  0);
 	}
 	ASSERT_EQ(llmem_queue_finish(self->q), 0);
-	for (struct xq_record *rec = self->q->free; rec; rec = rec->next)
+	for (struct llmem_record *rec = self->q->free; rec; rec = rec->next)
 		records++;
 	TH_LOG("%llu MiB ring, %llu KiB chunks: %u records",
 	       (unsigned long long)(self->q->ring_size >> 20),

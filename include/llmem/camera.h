@@ -1,0 +1,211 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The zero-copy camera pipeline as one object.  Opening a camera opens the
+ * V4L2 capture device, negotiates the format, lays the frame out as the
+ * driver demands (llmem_v4l2_format_layout()), allocates the frames in
+ * shared pages on the chosen backend and queues them to the device as
+ * DMA-BUFs.  Then, per frame: llmem_camera_next() dequeues a frame the
+ * camera wrote, converts it to RGBA on the device in place (convert.h) and
+ * hands both to the caller; llmem_camera_release() gives the frame back to
+ * the camera.
+ *
+ * A driver on videobuf2-dma-contig (no IOMMU) refuses scattered pages: the
+ * frames are then made again in physically contiguous pages from llmem.ko
+ * (LLMEM_MEMORY_CONTIGUOUS), and the info says so.
+ *
+ * Errors name the call and the device in llmem_last_error(), e.g.
+ * "VIDIOC_DQBUF on /dev/video0: No such device".
+ *
+ * Thread safety: a camera is used from one thread at a time.
+ */
+#ifndef LLMEM_CAMERA_H
+#define LLMEM_CAMERA_H
+
+#include <stdint.h>
+
+#include "frame.h"
+#include "v4l2.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct llmem_session;
+struct llmem_buffer;
+struct llmem_camera;
+
+enum llmem_camera_flags {
+	/* Frames in physically contiguous pages from the start. */
+	LLMEM_CAMERA_CONTIGUOUS = 1u << 0,
+	/*
+	 * The copy path: the camera fills its own buffers (V4L2_MEMORY_MMAP)
+	 * and each frame is copied by the CPU into device memory before the
+	 * conversion.  For drivers that cannot import DMA-BUFs, and the peer
+	 * `llmem bench camera` measures the zero-copy path against.
+	 */
+	LLMEM_CAMERA_COPY = 1u << 1,
+	/* Select video input create_info.input; without it the device keeps
+	 * the input it has. */
+	LLMEM_CAMERA_INPUT = 1u << 2,
+	/* Convert with create_info.encoding, and with create_info.range;
+	 * without them, with what the driver says its frames use. */
+	LLMEM_CAMERA_ENCODING = 1u << 3,
+	LLMEM_CAMERA_RANGE = 1u << 4,
+};
+
+/* The most buffers a camera asks of its driver. */
+#define LLMEM_CAMERA_MAX_BUFFERS 16
+
+struct llmem_camera_create_info {
+	/* The capture node; leave NULL for the first one (/dev/video0 up)
+	 * that captures with streaming I/O and imports DMA-BUFs
+	 * (llmem_v4l2_find_capture()).  Copied. */
+	const char *device;
+	/* V4L2 pixel format, V4L2_PIX_FMT_YUYV or V4L2_PIX_FMT_NV12; leave 0
+	 * for YUYV. */
+	uint32_t fourcc;
+	/* Pixels; leave both 0 for 640x480. */
+	uint32_t width;
+	uint32_t height;
+	/* Buffers to ask the driver for, at most LLMEM_CAMERA_MAX_BUFFERS;
+	 * leave 0 for 4.  The driver may grant more (up to the maximum) or
+	 * fewer (at least 2, or the open fails). */
+	uint32_t buffers;
+	/* enum llmem_camera_flags; leave 0 for the zero-copy path. */
+	uint32_t flags;
+	/* With LLMEM_CAMERA_INPUT: the video input to select. */
+	uint32_t input;
+	/* enum llmem_backend (memory.h) of the frames' pages; leave 0 for the
+	 * best that works here. */
+	uint32_t backend;
+	/* With LLMEM_CAMERA_ENCODING, enum llmem_ycbcr_encoding; with
+	 * LLMEM_CAMERA_RANGE, enum llmem_ycbcr_range (convert.h). */
+	uint32_t encoding;
+	uint32_t range;
+};
+
+/**
+ * struct llmem_camera_info - what a camera agreed to and runs on.
+ * @device: the capture node's path.
+ * @driver: the driver's name, as llmem_v4l2_driver() gives it.
+ * @format: the format the driver agreed to.
+ * @layout: where a captured frame lies in its buffer.
+ * @rgba_layout: where the RGBA frame lies in its buffer (ABGR8888: bytes
+ *	R, G, B, A in memory).
+ * @buffers: frames queued to the device (the buffers the driver granted).
+ * @flags: enum llmem_camera_flags in effect: LLMEM_CAMERA_CONTIGUOUS is set
+ *	when the frames had to be made again in contiguous pages.
+ * @backend: enum llmem_backend of the frames' pages; LLMEM_BACKEND_VULKAN
+ *	on the copy path, whose frames the driver allocates.
+ * @encoding: enum llmem_ycbcr_encoding the conversion uses.
+ * @range: enum llmem_ycbcr_range the conversion uses.
+ */
+struct llmem_camera_info {
+	char device[64];
+	char driver[16];
+	struct llmem_v4l2_format format;
+	struct llmem_frame_layout layout;
+	struct llmem_frame_layout rgba_layout;
+	uint32_t buffers;
+	uint32_t flags;
+	uint32_t backend;
+	uint32_t encoding;
+	uint32_t range;
+	uint32_t reserved;
+};
+
+/**
+ * struct llmem_camera_frame - a frame handed to the caller.
+ * @source: the buffer the camera wrote the frame into (on the copy path,
+ *	the device buffer it was copied to), laid out as the info's @layout.
+ *	The camera's: valid until the frame is released.
+ * @rgba: the RGBA frame, laid out as the info's @rgba_layout, in memory
+ *	the host can read; the next frame overwrites it.
+ * @rgba_data: @rgba mapped, its first byte.
+ * @index: the V4L2 buffer the frame came in.
+ * @sequence: the driver's frame counter.
+ * @corrupted: the driver flagged the frame V4L2_BUF_FLAG_ERROR.
+ * @timestamp_ns: capture time on CLOCK_MONOTONIC.
+ * @bytes_copied: bytes the CPU copied for this frame: 0 on the zero-copy
+ *	path.
+ * @convert_ns: wall time of the conversion, its submission and the wait
+ *	for the device.
+ */
+struct llmem_camera_frame {
+	struct llmem_buffer *source;
+	struct llmem_buffer *rgba;
+	const void *rgba_data;
+	uint32_t index;
+	uint32_t sequence;
+	uint32_t corrupted;
+	uint32_t reserved;
+	uint64_t timestamp_ns;
+	uint64_t bytes_copied;
+	uint64_t convert_ns;
+};
+
+/**
+ * llmem_camera_open() - open a camera, ready to stream.
+ * @session: the device that converts the frames.
+ * @info: the choices; NULL for all defaults.
+ * @out: the new camera.
+ *
+ * Return: 0; -EINVAL for a NULL @out, unknown flags, more than
+ * LLMEM_CAMERA_MAX_BUFFERS buffers, a size of which one side only is 0, or
+ * a format the device does not offer exactly (the message says what it
+ * offered instead); -ENODEV when no device is given and none qualifies, or
+ * the node cannot capture; -ENOTSUP when no backend can share the frames;
+ * open()'s and the driver's errors, named with the call; -ENOMEM; -EIO.
+ */
+int llmem_camera_open(struct llmem_session *session, const struct llmem_camera_create_info *info,
+		      struct llmem_camera **out);
+
+/* Stops streaming, releases every frame and closes the device.  NULL is fine. */
+void llmem_camera_close(struct llmem_camera *camera);
+
+/* Return: 0, or -EINVAL for NULL. */
+int llmem_camera_get_info(const struct llmem_camera *camera, struct llmem_camera_info *info);
+
+/**
+ * llmem_camera_buffer() - the buffer of V4L2 buffer @index, laid out as the
+ * info's @layout: to export it (share.h), or to ask llmem.ko who holds it.
+ *
+ * The camera's: valid until it is closed.  On the copy path the camera's
+ * buffers are the driver's own, and there is none (-ENOENT).
+ *
+ * Return: 0; -EINVAL for NULL or an @index past the buffers; -ENOENT.
+ */
+int llmem_camera_buffer(const struct llmem_camera *camera, uint32_t index,
+			struct llmem_buffer **out);
+
+/* VIDIOC_STREAMON and VIDIOC_STREAMOFF; stopping dequeues nothing more and
+ * requeues every frame, released or not, for the next start. */
+int llmem_camera_start(struct llmem_camera *camera);
+int llmem_camera_stop(struct llmem_camera *camera);
+
+/**
+ * llmem_camera_next() - the next frame, converted to RGBA.
+ * @timeout_ms: how long to wait for the camera; negative waits forever.
+ *
+ * One frame at a time: the frame handed out before must have been released.
+ *
+ * Return: 0; -EINVAL for NULL arguments; -EBUSY while a frame is held or
+ * the camera is not streaming; -ETIMEDOUT when no frame came in time; the
+ * driver's and the conversion's errors.
+ */
+int llmem_camera_next(struct llmem_camera *camera, int timeout_ms,
+		      struct llmem_camera_frame *frame);
+
+/**
+ * llmem_camera_release() - give @frame's buffer back to the camera.
+ *
+ * Return: 0; -EINVAL for NULL or a frame that is not the one held; the
+ * driver's VIDIOC_QBUF errors.
+ */
+int llmem_camera_release(struct llmem_camera *camera, const struct llmem_camera_frame *frame);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LLMEM_CAMERA_H */

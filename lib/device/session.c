@@ -1,0 +1,514 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Sessions: choosing a device, enabling what it has, and describing it.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/error.h"
+#include "device/session.h"
+#include "device/submit.h"
+#include "device/vk.h"
+
+#define VALIDATION_LAYER "VK_LAYER_KHRONOS_validation"
+
+/* Device extensions that unlock capabilities; each is enabled only if present. */
+static const char *const optional_extensions[] = {
+	VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME,
+	VK_EXT_EXTERNAL_MEMORY_DMA_BUF_EXTENSION_NAME,
+	VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME,
+	VK_EXT_QUEUE_FAMILY_FOREIGN_EXTENSION_NAME,
+	VK_KHR_IMAGE_FORMAT_LIST_EXTENSION_NAME,
+	VK_EXT_IMAGE_DRM_FORMAT_MODIFIER_EXTENSION_NAME,
+	VK_KHR_SAMPLER_MIRROR_CLAMP_TO_EDGE_EXTENSION_NAME,
+	VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME,
+};
+
+#define N_OPTIONAL (sizeof(optional_extensions) / sizeof(optional_extensions[0]))
+
+static VKAPI_ATTR VkBool32 VKAPI_CALL on_message(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
+						 VkDebugUtilsMessageTypeFlagsEXT type,
+						 const VkDebugUtilsMessengerCallbackDataEXT *data,
+						 void *user)
+{
+	struct llmem_session *s = user;
+
+	(void)type;
+	atomic_fetch_add(&s->validation_messages, 1);
+	if (s->message_fn)
+		s->message_fn(s->message_user, severity, data->pMessage);
+	else
+		fprintf(stderr, "llmem: validation: %s\n", data->pMessage);
+	return VK_FALSE;
+}
+
+static bool has_layer(const char *name)
+{
+	VkLayerProperties *layers;
+	uint32_t n = 0;
+	bool found = false;
+
+	if (vkEnumerateInstanceLayerProperties(&n, NULL) != VK_SUCCESS)
+		return false;
+	layers = calloc(n ? n : 1, sizeof(*layers));
+	if (!layers)
+		return false;
+	if (vkEnumerateInstanceLayerProperties(&n, layers) == VK_SUCCESS)
+		for (uint32_t i = 0; i < n && !found; i++)
+			found = !strcmp(layers[i].layerName, name);
+	free(layers);
+	return found;
+}
+
+static bool contains_nocase(const char *haystack, const char *needle)
+{
+	size_t n = strlen(needle);
+
+	for (; *haystack; haystack++)
+		if (!strncasecmp(haystack, needle, n))
+			return true;
+	return n == 0;
+}
+
+/* The environment wins over create_info, so a test run can pick the device. */
+static void apply_environment(uint32_t *index, const char **name, uint32_t *flags)
+{
+	const char *dev = getenv(LLMEM_ENV_DEVICE);
+	const char *val = getenv(LLMEM_ENV_VALIDATION);
+
+	if (dev && *dev) {
+		char *end;
+		unsigned long i = strtoul(dev, &end, 10);
+
+		if (*end == '\0') {
+			*index = (uint32_t)i;
+			*name = NULL;
+		} else {
+			*name = dev;
+		}
+	}
+	if (val && *val == '1')
+		*flags |= LLMEM_SESSION_VALIDATION;
+	else if (val && *val == '0')
+		*flags &= ~(uint32_t)LLMEM_SESSION_VALIDATION;
+}
+
+static int create_instance(struct llmem_session *s, const struct llmem_session_create_info *ci,
+			   bool validation, uint32_t api_version)
+{
+	VkDebugUtilsMessengerCreateInfoEXT messenger_ci = {
+		.sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT,
+		.messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT |
+				   VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT,
+		.messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT |
+			       VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
+			       VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT,
+		.pfnUserCallback = on_message,
+		.pUserData = s,
+	};
+	VkApplicationInfo app = {
+		.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
+		.pApplicationName = ci->app_name ? ci->app_name : "llmem",
+		.applicationVersion = ci->app_version,
+		.pEngineName = "llmem",
+		.apiVersion = api_version,
+	};
+	const char *layer = VALIDATION_LAYER;
+	const char *ext = VK_EXT_DEBUG_UTILS_EXTENSION_NAME;
+	VkInstanceCreateInfo ici = {
+		.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
+		/* Messages from instance creation itself reach the callback too. */
+		.pNext = validation ? &messenger_ci : NULL,
+		.pApplicationInfo = &app,
+		.enabledLayerCount = validation,
+		.ppEnabledLayerNames = &layer,
+		.enabledExtensionCount = validation,
+		.ppEnabledExtensionNames = &ext,
+	};
+	PFN_vkCreateDebugUtilsMessengerEXT create_messenger;
+	VkResult r;
+
+	r = vkCreateInstance(&ici, NULL, &s->instance);
+	if (r != VK_SUCCESS)
+		return llmem_error(-EIO, "vkCreateInstance: %s", llmem_vk_result_name(r));
+	if (!validation)
+		return 0;
+	create_messenger = (PFN_vkCreateDebugUtilsMessengerEXT)vkGetInstanceProcAddr(
+		s->instance, "vkCreateDebugUtilsMessengerEXT");
+	if (!create_messenger)
+		return llmem_error(-EIO, "vkCreateDebugUtilsMessengerEXT is missing");
+	r = create_messenger(s->instance, &messenger_ci, NULL, &s->messenger);
+	if (r != VK_SUCCESS)
+		return llmem_error(-EIO, "vkCreateDebugUtilsMessengerEXT: %s",
+				   llmem_vk_result_name(r));
+	return 0;
+}
+
+static int pick_device(struct llmem_session *s, uint32_t index, const char *name)
+{
+	VkPhysicalDevice *devs;
+	uint32_t n = 0;
+	VkResult r;
+	int ret = 0;
+
+	r = vkEnumeratePhysicalDevices(s->instance, &n, NULL);
+	if (r != VK_SUCCESS)
+		return llmem_error(-EIO, "vkEnumeratePhysicalDevices: %s", llmem_vk_result_name(r));
+	if (n == 0)
+		return llmem_error(-ENODEV, "no Vulkan device");
+	devs = calloc(n, sizeof(*devs));
+	if (!devs)
+		return llmem_error(-ENOMEM, "out of memory");
+	r = vkEnumeratePhysicalDevices(s->instance, &n, devs);
+	if (r != VK_SUCCESS && r != VK_INCOMPLETE) {
+		ret = llmem_error(-EIO, "vkEnumeratePhysicalDevices: %s", llmem_vk_result_name(r));
+		goto out_free_devs;
+	}
+	if (name) {
+		for (uint32_t i = 0; i < n && !s->physical; i++) {
+			VkPhysicalDeviceProperties p;
+
+			vkGetPhysicalDeviceProperties(devs[i], &p);
+			if (contains_nocase(p.deviceName, name))
+				s->physical = devs[i];
+		}
+		if (!s->physical)
+			ret = llmem_error(-ENODEV, "no Vulkan device named like '%s'", name);
+	} else if (index >= n) {
+		ret = llmem_error(-ENODEV, "device index %u, but there are %u devices", index, n);
+	} else {
+		s->physical = devs[index];
+	}
+out_free_devs:
+	free(devs);
+	return ret;
+}
+
+static bool ext_in(const VkExtensionProperties *exts, uint32_t n, const char *name)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (!strcmp(exts[i].extensionName, name))
+			return true;
+	return false;
+}
+
+static uint32_t external_buffer_features(struct llmem_session *s,
+					 VkExternalMemoryHandleTypeFlagBits type)
+{
+	VkPhysicalDeviceExternalBufferInfo bi = {
+		.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_BUFFER_INFO,
+		.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
+			 VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+		.handleType = type,
+	};
+	VkExternalBufferProperties ep = { .sType = VK_STRUCTURE_TYPE_EXTERNAL_BUFFER_PROPERTIES };
+
+	vkGetPhysicalDeviceExternalBufferProperties(s->physical, &bi, &ep);
+	return ep.externalMemoryProperties.externalMemoryFeatures;
+}
+
+/* Fills s->info from the physical device and the extensions found on it. */
+static void describe(struct llmem_session *s, const bool *enabled)
+{
+	struct llmem_session_info *info = &s->info;
+	VkPhysicalDeviceExternalMemoryHostPropertiesEXT host = {
+		.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_MEMORY_HOST_PROPERTIES_EXT,
+	};
+	VkPhysicalDeviceDriverProperties driver = {
+		.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES,
+	};
+	VkPhysicalDeviceProperties2 p2 = { .sType =
+						   VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2 };
+	/* The bits of enum llmem_memory_flags, which are Vulkan's. */
+	const uint32_t mask =
+		VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT | VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+		VK_MEMORY_PROPERTY_HOST_COHERENT_BIT | VK_MEMORY_PROPERTY_HOST_CACHED_BIT;
+	uint32_t features;
+
+	vkGetPhysicalDeviceProperties(s->physical, &s->props);
+	vkGetPhysicalDeviceMemoryProperties(s->physical, &s->mem_props);
+	if (enabled[2]) {
+		host.pNext = p2.pNext;
+		p2.pNext = &host;
+	}
+	if (s->props.apiVersion >= VK_API_VERSION_1_2) {
+		driver.pNext = p2.pNext;
+		p2.pNext = &driver;
+	}
+	vkGetPhysicalDeviceProperties2(s->physical, &p2);
+
+	snprintf(info->device_name, sizeof(info->device_name), "%s", s->props.deviceName);
+	snprintf(info->driver_name, sizeof(info->driver_name), "%s", driver.driverName);
+	snprintf(info->driver_info, sizeof(info->driver_info), "%s", driver.driverInfo);
+	info->api_version = s->props.apiVersion;
+	info->driver_version = s->props.driverVersion;
+	info->vendor_id = s->props.vendorID;
+	info->device_id = s->props.deviceID;
+	info->device_type = s->props.deviceType;
+
+	info->memory_type_count = s->mem_props.memoryTypeCount;
+	for (uint32_t i = 0; i < s->mem_props.memoryTypeCount; i++) {
+		uint32_t f = s->mem_props.memoryTypes[i].propertyFlags;
+		uint32_t j;
+
+		info->memory_types[i].flags = f;
+		info->memory_types[i].heap_index = s->mem_props.memoryTypes[i].heapIndex;
+		f &= mask;
+		for (j = 0; j < info->flag_set_count; j++)
+			if (info->flag_sets[j] == f)
+				break;
+		if (j == info->flag_set_count)
+			info->flag_sets[info->flag_set_count++] = f;
+	}
+	info->memory_heap_count = s->mem_props.memoryHeapCount;
+	for (uint32_t i = 0; i < s->mem_props.memoryHeapCount; i++) {
+		info->memory_heaps[i].size = s->mem_props.memoryHeaps[i].size;
+		info->memory_heaps[i].flags = s->mem_props.memoryHeaps[i].flags;
+	}
+
+	info->buffer_image_granularity = s->props.limits.bufferImageGranularity;
+	info->non_coherent_atom_size = s->props.limits.nonCoherentAtomSize;
+	info->min_imported_host_pointer_alignment =
+		enabled[2] ? host.minImportedHostPointerAlignment : 0;
+
+	if (enabled[0] && enabled[1]) {
+		features =
+			external_buffer_features(s, VK_EXTERNAL_MEMORY_HANDLE_TYPE_DMA_BUF_BIT_EXT);
+		if (features & VK_EXTERNAL_MEMORY_FEATURE_EXPORTABLE_BIT)
+			info->caps |= LLMEM_CAP_DMABUF_EXPORT;
+		if (features & VK_EXTERNAL_MEMORY_FEATURE_IMPORTABLE_BIT)
+			info->caps |= LLMEM_CAP_DMABUF_IMPORT;
+	}
+	if (enabled[2])
+		info->caps |= LLMEM_CAP_HOST_POINTER_IMPORT;
+	if (enabled[3])
+		info->caps |= LLMEM_CAP_QUEUE_FAMILY_FOREIGN;
+	if (enabled[5])
+		info->caps |= LLMEM_CAP_DRM_FORMAT_MODIFIERS;
+	s->mirror_clamp_to_edge = enabled[6];
+	if (enabled[7])
+		s->push_descriptor_set = (PFN_vkCmdPushDescriptorSetKHR)vkGetDeviceProcAddr(
+			s->device, "vkCmdPushDescriptorSetKHR");
+	if (access("/dev/llmem", F_OK) == 0)
+		info->caps |= LLMEM_CAP_LLMEM_DEVICE;
+}
+
+static int pick_queue_family(struct llmem_session *s)
+{
+	VkQueueFamilyProperties qf[16];
+	uint32_t n = 16;
+
+	vkGetPhysicalDeviceQueueFamilyProperties(s->physical, &n, qf);
+	/* Compute queues take transfers too; the library needs nothing else. */
+	for (uint32_t i = 0; i < n; i++) {
+		if (qf[i].queueFlags & VK_QUEUE_COMPUTE_BIT) {
+			s->queue_family = i;
+			return 0;
+		}
+	}
+	return llmem_error(-ENODEV, "device '%s' has no compute queue", s->props.deviceName);
+}
+
+static int create_device(struct llmem_session *s)
+{
+	const char *names[N_OPTIONAL];
+	bool enabled[N_OPTIONAL] = { 0 };
+	VkExtensionProperties *exts;
+	uint32_t n = 0, count = 0;
+	float priority = 1.0f;
+	VkResult r;
+	int ret;
+
+	r = vkEnumerateDeviceExtensionProperties(s->physical, NULL, &n, NULL);
+	if (r != VK_SUCCESS)
+		return llmem_error(-EIO, "vkEnumerateDeviceExtensionProperties: %s",
+				   llmem_vk_result_name(r));
+	exts = calloc(n ? n : 1, sizeof(*exts));
+	if (!exts)
+		return llmem_error(-ENOMEM, "out of memory");
+	r = vkEnumerateDeviceExtensionProperties(s->physical, NULL, &n, exts);
+	if (r != VK_SUCCESS && r != VK_INCOMPLETE) {
+		free(exts);
+		return llmem_error(-EIO, "vkEnumerateDeviceExtensionProperties: %s",
+				   llmem_vk_result_name(r));
+	}
+	for (size_t i = 0; i < N_OPTIONAL; i++)
+		enabled[i] = ext_in(exts, n, optional_extensions[i]);
+	free(exts);
+	/* DMA-BUF needs the fd entry points; DRM modifiers need the format list. */
+	enabled[1] = enabled[1] && enabled[0];
+	enabled[5] = enabled[5] && enabled[4];
+	for (size_t i = 0; i < N_OPTIONAL; i++)
+		if (enabled[i])
+			names[count++] = optional_extensions[i];
+
+	vkGetPhysicalDeviceProperties(s->physical, &s->props);
+	ret = pick_queue_family(s);
+	if (ret)
+		return ret;
+
+	VkDeviceQueueCreateInfo qci = {
+		.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
+		.queueFamilyIndex = s->queue_family,
+		.queueCount = 1,
+		.pQueuePriorities = &priority,
+	};
+	VkDeviceCreateInfo dci = {
+		.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
+		.queueCreateInfoCount = 1,
+		.pQueueCreateInfos = &qci,
+		.enabledExtensionCount = count,
+		.ppEnabledExtensionNames = names,
+	};
+	r = vkCreateDevice(s->physical, &dci, NULL, &s->device);
+	if (r != VK_SUCCESS)
+		return llmem_error(-EIO, "vkCreateDevice: %s", llmem_vk_result_name(r));
+	vkGetDeviceQueue(s->device, s->queue_family, 0, &s->queue);
+	describe(s, enabled);
+	return 0;
+}
+
+LLMEM_PUBLIC int llmem_session_create(const struct llmem_session_create_info *info,
+				      struct llmem_session **out)
+{
+	static const struct llmem_session_create_info defaults;
+	const struct llmem_session_create_info *ci = info ? info : &defaults;
+	uint32_t index = ci->device_index, flags = ci->flags, api_version = VK_API_VERSION_1_1;
+	const char *name = ci->device_name;
+	struct llmem_session *s;
+	int ret;
+
+	if (!out)
+		return llmem_error(-EINVAL, "session: out is NULL");
+	*out = NULL;
+	if (flags & ~(uint32_t)LLMEM_SESSION_VALIDATION)
+		return llmem_error(-EINVAL, "session: unknown flags 0x%x", flags);
+	apply_environment(&index, &name, &flags);
+
+	bool validation = flags & LLMEM_SESSION_VALIDATION;
+	if (validation && !has_layer(VALIDATION_LAYER))
+		return llmem_error(-ENOTSUP,
+				   "session: validation asked for, but %s is not installed",
+				   VALIDATION_LAYER);
+
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return llmem_error(-ENOMEM, "out of memory");
+	s->message_fn = ci->message_fn;
+	s->message_user = ci->message_user;
+	pthread_mutex_init(&s->queue_lock, NULL);
+	pthread_mutex_init(&s->pipelines_lock, NULL);
+	pthread_mutex_init(&s->extras_lock, NULL);
+
+	/* Vulkan 1.2 brings the driver name; older loaders get 1.1, enough for the rest. */
+	if (vkEnumerateInstanceVersion(&api_version) != VK_SUCCESS ||
+	    api_version < VK_API_VERSION_1_1) {
+		ret = llmem_error(-ENODEV, "the Vulkan loader is older than 1.1");
+		goto out_destroy;
+	}
+	if (api_version > VK_API_VERSION_1_3)
+		api_version = VK_API_VERSION_1_3;
+
+	ret = create_instance(s, ci, validation, api_version);
+	if (ret)
+		goto out_destroy;
+	ret = pick_device(s, index, name);
+	if (ret)
+		goto out_destroy;
+	ret = create_device(s);
+	if (ret)
+		goto out_destroy;
+	s->info.validation = validation;
+	*out = s;
+	return 0;
+
+out_destroy:
+	llmem_session_destroy(s);
+	return ret;
+}
+
+/* Context: extras_lock held. */
+static void destroy_extras(struct llmem_session *s)
+{
+	for (int i = 0; i < LLMEM_SESSION_EXTRAS; i++) {
+		struct llmem_session_extra *e = &s->extras[i];
+
+		if (e->object)
+			e->destroy(e->object);
+		*e = (struct llmem_session_extra){ 0 };
+	}
+}
+
+LLMEM_PUBLIC int llmem_session_destroy(struct llmem_session *s)
+{
+	int memories;
+
+	if (!s)
+		return 0;
+	/* What higher tiers keep holds memories of its own: it goes first. */
+	pthread_mutex_lock(&s->extras_lock);
+	destroy_extras(s);
+	pthread_mutex_unlock(&s->extras_lock);
+	memories = atomic_load(&s->memories);
+	if (memories)
+		return llmem_error(-EBUSY, "session: memories still alive: %d", memories);
+	if (s->device) {
+		llmem_pipelines_destroy(s);
+		llmem_submit_fini(s);
+		vkDestroyDevice(s->device, NULL);
+	}
+	if (s->messenger) {
+		PFN_vkDestroyDebugUtilsMessengerEXT destroy =
+			(PFN_vkDestroyDebugUtilsMessengerEXT)vkGetInstanceProcAddr(
+				s->instance, "vkDestroyDebugUtilsMessengerEXT");
+		if (destroy)
+			destroy(s->instance, s->messenger, NULL);
+	}
+	if (s->instance)
+		vkDestroyInstance(s->instance, NULL);
+	pthread_mutex_destroy(&s->extras_lock);
+	pthread_mutex_destroy(&s->pipelines_lock);
+	pthread_mutex_destroy(&s->queue_lock);
+	free(s);
+	return 0;
+}
+
+int llmem_session_extra(struct llmem_session *s, enum llmem_session_extra_id id,
+			int (*create)(struct llmem_session *s, void **object),
+			void (*destroy)(void *object), void **out)
+{
+	struct llmem_session_extra *e = &s->extras[id];
+	int ret = 0;
+
+	pthread_mutex_lock(&s->extras_lock);
+	if (!e->object) {
+		ret = create(s, &e->object);
+		if (ret)
+			e->object = NULL;
+		else
+			e->destroy = destroy;
+	}
+	*out = e->object;
+	pthread_mutex_unlock(&s->extras_lock);
+	return ret;
+}
+
+LLMEM_PUBLIC int llmem_session_get_info(const struct llmem_session *s,
+					struct llmem_session_info *info)
+{
+	if (!s || !info)
+		return llmem_error(-EINVAL, "session info: NULL argument");
+	*info = s->info;
+	return 0;
+}
+
+LLMEM_PUBLIC int64_t llmem_session_validation_messages(const struct llmem_session *s)
+{
+	if (!s)
+		return llmem_error(-EINVAL, "session: NULL");
+	return atomic_load(&((struct llmem_session *)s)->validation_messages);
+}

@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the objects of one session share: the device, its properties, the
+ * enabled extensions, the one VkQueue (submit.h), the library's pipelines,
+ * and what higher tiers keep for the session's life.
+ */
+#ifndef LLMEM_DEVICE_SESSION_H
+#define LLMEM_DEVICE_SESSION_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+
+#include <vulkan/vulkan.h>
+
+#include <llmem/session.h>
+
+#include "device/pipeline.h"
+
+struct llmem_first_use;
+
+/* What a higher tier keeps for the session's life (session.c). */
+enum llmem_session_extra_id {
+	/* transfer/blocking.c: the queue of the blocking transfer calls. */
+	LLMEM_SESSION_EXTRA_BLOCKING_QUEUE,
+	LLMEM_SESSION_EXTRAS,
+};
+
+struct llmem_session_extra {
+	void *object;
+	void (*destroy)(void *object);
+};
+
+struct llmem_session {
+	VkInstance instance;
+	VkDebugUtilsMessengerEXT messenger;
+	VkPhysicalDevice physical;
+	VkDevice device;
+
+	VkPhysicalDeviceProperties props;
+	VkPhysicalDeviceMemoryProperties mem_props;
+	struct llmem_session_info info;
+	/* VK_KHR_sampler_mirror_clamp_to_edge is enabled. */
+	bool mirror_clamp_to_edge;
+	/* VK_KHR_push_descriptor's command, NULL without it: the fill and
+	 * clear shaders of queues need it (transfer/fill.c). */
+	PFN_vkCmdPushDescriptorSetKHR push_descriptor_set;
+	/* transfer/fill.c: tests shrink a shader dispatch's bytes and groups
+	 * per dimension (0: no such limit) and count the dispatches. */
+	uint64_t shader_piece_max;
+	uint32_t shader_groups_max;
+	atomic_uint_fast64_t shader_dispatches;
+
+	llmem_message_fn message_fn;
+	void *message_user;
+	atomic_llong validation_messages;
+
+	/* submit.c: the VkQueue, one submitter at a time. */
+	pthread_mutex_t queue_lock;
+	uint32_t queue_family;
+	VkQueue queue;
+
+	/*
+	 * submit.c, under queue_lock: images whose move from UNDEFINED to
+	 * GENERAL waits for the next submission, and the command buffer and
+	 * fence that carry those moves.
+	 */
+	struct llmem_first_use **first_uses;
+	uint32_t first_use_count, first_use_cap;
+	VkCommandPool first_use_pool;
+	VkCommandBuffer first_use_cmd;
+	VkFence first_use_fence;
+	bool first_use_in_flight;
+
+	/* pipeline.c: built on first use, under pipelines_lock. */
+	pthread_mutex_t pipelines_lock;
+	struct llmem_pipeline pipelines[LLMEM_PIPELINE_COUNT];
+
+	pthread_mutex_t extras_lock;
+	struct llmem_session_extra extras[LLMEM_SESSION_EXTRAS];
+
+	atomic_int memories;
+};
+
+/**
+ * llmem_session_extra() - the object @id a higher tier keeps for the
+ * session's life, made by @create on the first call.
+ *
+ * llmem_session_destroy() calls @destroy on it before anything else, so a
+ * tier below never needs to know what it is.
+ *
+ * Return: 0, or @create's error (nothing is kept then).
+ */
+int llmem_session_extra(struct llmem_session *s, enum llmem_session_extra_id id,
+			int (*create)(struct llmem_session *s, void **object),
+			void (*destroy)(void *object), void **out);
+
+#endif

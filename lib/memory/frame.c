@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: MIT
+#include <errno.h>
+#include <string.h>
+
+#include <drm_fourcc.h>
+
+#include <llmem/frame.h>
+
+#include "base/error.h"
+
+struct format_desc {
+	uint32_t fourcc;
+	const char *name;
+	uint32_t num_planes;
+	/* Bytes per pixel pair in each plane's row; NV12's chroma row holds
+	 * one CbCr pair per two pixels. */
+	uint32_t pair_bytes[2];
+	/* Rows of each plane per two rows of pixels. */
+	uint32_t pair_rows[2];
+	/* What the shaders need of pitches and offsets. */
+	uint32_t word_aligned;
+	uint32_t even_width, even_height;
+};
+
+static const struct format_desc formats[] = {
+	{ DRM_FORMAT_YUYV, "YUYV", 1, { 4, 0 }, { 2, 0 }, 1, 1, 0 },
+	{ DRM_FORMAT_NV12, "NV12", 2, { 2, 2 }, { 2, 1 }, 0, 1, 1 },
+	{ DRM_FORMAT_ABGR8888, "ABGR8888", 1, { 8, 0 }, { 2, 0 }, 1, 0, 0 },
+};
+
+static int is_pow2(uint32_t v)
+{
+	return v && !(v & (v - 1));
+}
+
+static uint64_t align_up(uint64_t v, uint64_t a)
+{
+	return (v + a - 1) / a * a;
+}
+
+LLMEM_PUBLIC int llmem_frame_layout_init(uint32_t fourcc, uint32_t width, uint32_t height,
+					 const struct llmem_frame_constraints *constraints,
+					 struct llmem_frame_layout *layout)
+{
+	static const struct llmem_frame_constraints none;
+	const struct llmem_frame_constraints *c = constraints ? constraints : &none;
+	const struct format_desc *f = NULL;
+	struct llmem_frame_layout l = { 0 };
+	uint32_t pitch_align, plane_align;
+	uint64_t row_bytes, offset = 0;
+
+	if (!layout)
+		return llmem_error(-EINVAL, "llmem_frame_layout_init: NULL layout");
+	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
+		if (formats[i].fourcc == fourcc)
+			f = &formats[i];
+	if (!f)
+		return llmem_error(-EINVAL,
+				   "fourcc 0x%08x: only YUYV, NV12 and ABGR8888 are supported",
+				   fourcc);
+	if (!width || !height || (f->even_width && width % 2) || (f->even_height && height % 2))
+		return llmem_error(-EINVAL, "%s frames cannot be %ux%u%s", f->name, width, height,
+				   f->even_height  ? " (width and height must be even)"
+				   : f->even_width ? " (width must be even)"
+						   : "");
+	if ((c->pitch_alignment && !is_pow2(c->pitch_alignment)) ||
+	    (c->plane_alignment && !is_pow2(c->plane_alignment)))
+		return llmem_error(-EINVAL, "alignments must be powers of two (pitch %u, plane %u)",
+				   c->pitch_alignment, c->plane_alignment);
+
+	pitch_align = c->pitch_alignment ? c->pitch_alignment : 1;
+	plane_align = c->plane_alignment ? c->plane_alignment : 1;
+	if (f->word_aligned) {
+		pitch_align = pitch_align > 4 ? pitch_align : 4;
+		plane_align = plane_align > 4 ? plane_align : 4;
+	}
+
+	row_bytes = (uint64_t)width * f->pair_bytes[0] / 2;
+	if (c->pitch) {
+		if (c->pitch < row_bytes)
+			return llmem_error(
+				-EINVAL,
+				"importer's pitch %u is below the %llu bytes of a %u-pixel %s row",
+				c->pitch, (unsigned long long)row_bytes, width, f->name);
+		if (c->pitch % pitch_align)
+			return llmem_error(-EINVAL, "importer's pitch %u is not a multiple of %u%s",
+					   c->pitch, pitch_align,
+					   f->word_aligned && pitch_align == 4
+						   ? " (the shaders read 32-bit words)"
+						   : "");
+	}
+
+	l.fourcc = fourcc;
+	l.width = width;
+	l.height = height;
+	l.num_planes = f->num_planes;
+	l.modifier = DRM_FORMAT_MOD_LINEAR;
+	for (uint32_t p = 0; p < f->num_planes; p++) {
+		uint64_t plane_row = (uint64_t)width * f->pair_bytes[p] / 2;
+		uint64_t rows = (uint64_t)height * f->pair_rows[p] / 2;
+		/* A V4L2 driver's bytesperline applies to every plane of a
+		 * single-buffer format. */
+		uint64_t pitch = c->pitch ? c->pitch : align_up(plane_row, pitch_align);
+
+		offset = align_up(offset, plane_align);
+		l.offset[p] = offset;
+		l.pitch[p] = (uint32_t)pitch;
+		offset += pitch * rows;
+	}
+	if (offset < c->min_size)
+		offset = c->min_size;
+	if (offset > UINT32_MAX)
+		return llmem_error(-EOVERFLOW, "a %ux%u %s frame needs %llu bytes, over 4 GiB",
+				   width, height, f->name, (unsigned long long)offset);
+	l.size = offset;
+	*layout = l;
+	return 0;
+}

@@ -1,0 +1,314 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Images: Lluvia's shapes as optimal-tiling VkImages placed in pages, and
+ * the layout each one is in.  Views and samplers are in view.c.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <llmem/image.h>
+
+#include "base/error.h"
+#include "device/session.h"
+#include "device/submit.h"
+#include "device/vk.h"
+#include "memory/image.h"
+
+#define USAGE_MASK 0x1fu
+
+static const VkFormat formats[][LLMEM_IMAGE_MAX_CHANNELS] = {
+	[LLMEM_CHANNEL_U8] = { VK_FORMAT_R8_UINT, VK_FORMAT_R8G8_UINT, VK_FORMAT_R8G8B8_UINT,
+			       VK_FORMAT_R8G8B8A8_UINT },
+	[LLMEM_CHANNEL_I8] = { VK_FORMAT_R8_SINT, VK_FORMAT_R8G8_SINT, VK_FORMAT_R8G8B8_SINT,
+			       VK_FORMAT_R8G8B8A8_SINT },
+	[LLMEM_CHANNEL_U16] = { VK_FORMAT_R16_UINT, VK_FORMAT_R16G16_UINT, VK_FORMAT_R16G16B16_UINT,
+				VK_FORMAT_R16G16B16A16_UINT },
+	[LLMEM_CHANNEL_I16] = { VK_FORMAT_R16_SINT, VK_FORMAT_R16G16_SINT, VK_FORMAT_R16G16B16_SINT,
+				VK_FORMAT_R16G16B16A16_SINT },
+	[LLMEM_CHANNEL_U32] = { VK_FORMAT_R32_UINT, VK_FORMAT_R32G32_UINT, VK_FORMAT_R32G32B32_UINT,
+				VK_FORMAT_R32G32B32A32_UINT },
+	[LLMEM_CHANNEL_I32] = { VK_FORMAT_R32_SINT, VK_FORMAT_R32G32_SINT, VK_FORMAT_R32G32B32_SINT,
+				VK_FORMAT_R32G32B32A32_SINT },
+	[LLMEM_CHANNEL_F16] = { VK_FORMAT_R16_SFLOAT, VK_FORMAT_R16G16_SFLOAT,
+				VK_FORMAT_R16G16B16_SFLOAT, VK_FORMAT_R16G16B16A16_SFLOAT },
+	[LLMEM_CHANNEL_F32] = { VK_FORMAT_R32_SFLOAT, VK_FORMAT_R32G32_SFLOAT,
+				VK_FORMAT_R32G32B32_SFLOAT, VK_FORMAT_R32G32B32A32_SFLOAT },
+};
+
+static const uint32_t channel_bytes[] = { 1, 1, 2, 2, 4, 4, 2, 4 };
+
+#define N_CHANNEL_TYPES (sizeof(channel_bytes) / sizeof(channel_bytes[0]))
+
+static struct llmem_session *image_session(const struct llmem_image *img)
+{
+	return llmem_memory_session(img->obj.memory);
+}
+
+/* Lluvia's rule: the last of three or four dimensions is the channel count. */
+static int parse_shape(const struct llmem_image_create_info *ci, struct llmem_image *img)
+{
+	const uint32_t *s = ci->shape;
+
+	if (ci->ndim < 1 || ci->ndim > LLMEM_IMAGE_MAX_DIMS)
+		return llmem_error(-EINVAL, "image: %u dimensions, expected 1 to 4", ci->ndim);
+	for (uint32_t i = 0; i < ci->ndim; i++)
+		if (s[i] == 0)
+			return llmem_error(-EINVAL, "image: dimension %u is 0", i);
+	img->depth = img->height = img->channels = 1;
+	switch (ci->ndim) {
+	case 1:
+		img->width = s[0];
+		break;
+	case 2:
+		img->height = s[0];
+		img->width = s[1];
+		break;
+	case 3:
+		img->height = s[0];
+		img->width = s[1];
+		img->channels = s[2];
+		break;
+	default:
+		img->depth = s[0];
+		img->height = s[1];
+		img->width = s[2];
+		img->channels = s[3];
+		break;
+	}
+	if (img->channels > LLMEM_IMAGE_MAX_CHANNELS)
+		return llmem_error(-EINVAL, "image: %u channels, at most 4", img->channels);
+	if (ci->channel_type >= N_CHANNEL_TYPES)
+		return llmem_error(-EINVAL, "image: unknown channel type %u", ci->channel_type);
+	img->channel_type = ci->channel_type;
+	img->format = formats[ci->channel_type][img->channels - 1];
+	img->type = img->depth > 1  ? VK_IMAGE_TYPE_3D
+		    : ci->ndim == 1 ? VK_IMAGE_TYPE_1D
+				    : VK_IMAGE_TYPE_2D;
+	return 0;
+}
+
+/*
+ * Whether the device has the image's format for its usage, and, when the
+ * memory is shared (@handle_type not 0), for memory of that handle type:
+ * a driver may import host allocations into buffers but not into images.
+ */
+static int check_format(struct llmem_session *s, const struct llmem_image *img,
+			VkExternalMemoryHandleTypeFlagBits handle_type)
+{
+	VkPhysicalDeviceExternalImageFormatInfo external = {
+		.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_IMAGE_FORMAT_INFO,
+		.handleType = handle_type,
+	};
+	VkPhysicalDeviceImageFormatInfo2 fi = {
+		.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_IMAGE_FORMAT_INFO_2,
+		.pNext = handle_type ? &external : NULL,
+		.format = img->format,
+		.type = img->type,
+		.tiling = VK_IMAGE_TILING_OPTIMAL,
+		.usage = img->usage,
+	};
+	VkImageFormatProperties2 fp = { .sType = VK_STRUCTURE_TYPE_IMAGE_FORMAT_PROPERTIES_2 };
+	const VkExtent3D *max = &fp.imageFormatProperties.maxExtent;
+	VkResult r;
+
+	r = vkGetPhysicalDeviceImageFormatProperties2(s->physical, &fi, &fp);
+	if (r == VK_ERROR_FORMAT_NOT_SUPPORTED && handle_type)
+		return llmem_error(-ENOTSUP,
+				   "image: the device has no format %d for usage 0x%x in memory "
+				   "of handle type 0x%x",
+				   img->format, img->usage, handle_type);
+	if (r == VK_ERROR_FORMAT_NOT_SUPPORTED)
+		return llmem_error(-ENOTSUP, "image: the device has no format %d for usage 0x%x",
+				   img->format, img->usage);
+	if (r != VK_SUCCESS)
+		return llmem_error(-EIO, "vkGetPhysicalDeviceImageFormatProperties2: %s",
+				   llmem_vk_result_name(r));
+	if (img->width > max->width || img->height > max->height || img->depth > max->depth)
+		return llmem_error(-ENOTSUP, "image: %ux%ux%u exceeds the device's %ux%ux%u",
+				   img->depth, img->height, img->width, max->depth, max->height,
+				   max->width);
+	return 0;
+}
+
+/*
+ * Prior work on the image is not known, so the barrier waits for every
+ * earlier write and makes the result visible to every later access:
+ * correctness first, each operation opens with a full barrier anyway.
+ */
+void llmem_image_barrier(VkCommandBuffer cmd, const struct llmem_image *img, VkImageLayout from,
+			 VkImageLayout to)
+{
+	VkImageMemoryBarrier b = {
+		.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER,
+		.srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT,
+		.dstAccessMask = VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT,
+		.oldLayout = from,
+		.newLayout = to,
+		.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+		.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+		.image = img->vk,
+		.subresourceRange = { VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1 },
+	};
+
+	vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
+			     VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 0, NULL, 0, NULL, 1, &b);
+}
+
+LLMEM_PUBLIC int llmem_image_create(struct llmem_memory *m,
+				    const struct llmem_image_create_info *info,
+				    struct llmem_image **out)
+{
+	struct llmem_session *s;
+	struct llmem_image *img;
+	VkMemoryRequirements req;
+	VkDeviceMemory page;
+	VkResult r;
+	int ret;
+
+	if (!m || !info || !out)
+		return llmem_error(-EINVAL, "image create: NULL argument");
+	*out = NULL;
+	img = calloc(1, sizeof(*img));
+	if (!img)
+		return llmem_error(-ENOMEM, "image: out of memory");
+	img->obj.kind = LLMEM_OBJECT_IMAGE;
+	snprintf(img->obj.name, sizeof(img->obj.name), "%s", info->name ? info->name : "");
+	img->usage = info->usage ? info->usage : LLMEM_IMAGE_DEFAULT_USAGE;
+	/* GENERAL serves every usage, so callers never see UNDEFINED; the
+	 * move there is deferred to the next submission (device/submit.h). */
+	img->layout = VK_IMAGE_LAYOUT_GENERAL;
+	ret = parse_shape(info, img);
+	if (ret)
+		goto out_free;
+	if (img->usage & ~USAGE_MASK) {
+		ret = llmem_error(-EINVAL, "image: unknown usage bits 0x%x",
+				  img->usage & ~USAGE_MASK);
+		goto out_free;
+	}
+	s = llmem_memory_session(m);
+
+	VkExternalMemoryImageCreateInfo external = {
+		.sType = VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_IMAGE_CREATE_INFO,
+		.handleTypes = llmem_memory_handle_types(m),
+	};
+	ret = check_format(s, img, (VkExternalMemoryHandleTypeFlagBits)external.handleTypes);
+	if (ret)
+		goto out_free;
+	VkImageCreateInfo ci = {
+		.sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO,
+		.pNext = external.handleTypes ? &external : NULL,
+		.imageType = img->type,
+		.format = img->format,
+		.extent = { img->width, img->height, img->depth },
+		.mipLevels = 1,
+		.arrayLayers = 1,
+		.samples = VK_SAMPLE_COUNT_1_BIT,
+		.tiling = VK_IMAGE_TILING_OPTIMAL,
+		.usage = img->usage,
+		.sharingMode = VK_SHARING_MODE_EXCLUSIVE,
+		.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED,
+	};
+	r = vkCreateImage(s->device, &ci, NULL, &img->vk);
+	if (r != VK_SUCCESS) {
+		ret = llmem_error(-EIO, "vkCreateImage: %s", llmem_vk_result_name(r));
+		goto out_free;
+	}
+	vkGetImageMemoryRequirements(s->device, img->vk, &req);
+	ret = llmem_memory_place(m, &img->obj, &req, true, &page);
+	if (ret)
+		goto out_destroy_image;
+	r = llmem_memory_bind(m, img->obj.alloc.page, img->obj.alloc.offset, VK_NULL_HANDLE,
+			      img->vk);
+	if (r != VK_SUCCESS) {
+		ret = llmem_error(-EIO, "vkBindImageMemory: %s", llmem_vk_result_name(r));
+		goto out_release;
+	}
+	img->first_use.image = img->vk;
+	ret = llmem_first_use_defer(s, &img->first_use);
+	if (ret)
+		goto out_release;
+	*out = img;
+	return 0;
+
+out_release:
+	llmem_memory_release(m, &img->obj);
+out_destroy_image:
+	vkDestroyImage(s->device, img->vk, NULL);
+out_free:
+	free(img);
+	return ret;
+}
+
+LLMEM_PUBLIC void llmem_image_destroy(struct llmem_image *img)
+{
+	if (!img)
+		return;
+	llmem_first_use_forget(image_session(img), &img->first_use);
+	vkDestroyImage(image_session(img)->device, img->vk, NULL);
+	llmem_memory_release(img->obj.memory, &img->obj);
+	free(img);
+}
+
+LLMEM_PUBLIC uint64_t llmem_image_size(const struct llmem_image *img)
+{
+	if (!img)
+		return 0;
+	return (uint64_t)img->width * img->height * img->depth * img->channels *
+	       channel_bytes[img->channel_type];
+}
+
+LLMEM_PUBLIC uint32_t llmem_image_width(const struct llmem_image *img)
+{
+	return img ? img->width : 0;
+}
+
+LLMEM_PUBLIC uint32_t llmem_image_height(const struct llmem_image *img)
+{
+	return img ? img->height : 0;
+}
+
+LLMEM_PUBLIC uint32_t llmem_image_depth(const struct llmem_image *img)
+{
+	return img ? img->depth : 0;
+}
+
+LLMEM_PUBLIC uint32_t llmem_image_channels(const struct llmem_image *img)
+{
+	return img ? img->channels : 0;
+}
+
+LLMEM_PUBLIC uint32_t llmem_image_channel_type(const struct llmem_image *img)
+{
+	return img ? img->channel_type : 0;
+}
+
+LLMEM_PUBLIC uint32_t llmem_image_usage(const struct llmem_image *img)
+{
+	return img ? img->usage : 0;
+}
+
+LLMEM_PUBLIC uint32_t llmem_image_layout(const struct llmem_image *img)
+{
+	return img ? (uint32_t)img->layout : VK_IMAGE_LAYOUT_UNDEFINED;
+}
+
+LLMEM_PUBLIC uint32_t llmem_image_format(const struct llmem_image *img)
+{
+	return img ? (uint32_t)img->format : VK_FORMAT_UNDEFINED;
+}
+
+LLMEM_PUBLIC struct llmem_memory *llmem_image_memory(const struct llmem_image *img)
+{
+	return img ? img->obj.memory : NULL;
+}
+
+LLMEM_PUBLIC int llmem_image_get_allocation(const struct llmem_image *img,
+					    struct llmem_allocation *a)
+{
+	if (!img || !a)
+		return llmem_error(-EINVAL, "image allocation: NULL argument");
+	*a = img->obj.alloc;
+	return 0;
+}

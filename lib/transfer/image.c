@@ -1,0 +1,439 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Image transfers: boxes of an image to and from host memory (through the
+ * staging ring: images are optimal tiling, never mapped) and buffers, and
+ * clears.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <llmem/vulkan.h>
+
+#include "base/error.h"
+#include "memory/image.h"
+#include "transfer/queue.h"
+#include "base/box.h"
+
+#define STAGE_ALIGN 48
+
+struct img_args {
+	struct llmem_image *img;
+	uint32_t texel;
+	VkOffset3D origin;
+	VkExtent3D extent;
+	/* Where the box lies on the linear side. */
+	struct llmem_lin lin;
+};
+
+static const struct {
+	uint32_t bytes;
+	int64_t min, max;
+} channel_types[] = {
+	[LLMEM_CHANNEL_U8] = { 1, 0, UINT8_MAX },
+	[LLMEM_CHANNEL_I8] = { 1, INT8_MIN, INT8_MAX },
+	[LLMEM_CHANNEL_U16] = { 2, 0, UINT16_MAX },
+	[LLMEM_CHANNEL_I16] = { 2, INT16_MIN, INT16_MAX },
+	[LLMEM_CHANNEL_U32] = { 4, 0, UINT32_MAX },
+	[LLMEM_CHANNEL_I32] = { 4, INT32_MIN, INT32_MAX },
+	[LLMEM_CHANNEL_F16] = { 2, 0, 0 },
+	[LLMEM_CHANNEL_F32] = { 4, 0, 0 },
+};
+
+static struct llmem_session *img_session(const struct llmem_image *img)
+{
+	return llmem_memory_session(llmem_image_memory(img));
+}
+
+static int check_region(const char *what, struct llmem_image *img,
+			const struct llmem_image_region *r, struct img_args *a)
+{
+	static const struct llmem_image_region whole;
+	uint32_t dims[3] = { llmem_image_width(img), llmem_image_height(img),
+			     llmem_image_depth(img) };
+	uint32_t ext[3];
+
+	if (!r)
+		r = &whole;
+	for (int i = 0; i < 3; i++) {
+		if (r->origin[i] >= dims[i])
+			return llmem_error(-EINVAL,
+					   "%s: origin %u on axis %d is outside the %u texels",
+					   what, r->origin[i], i, dims[i]);
+		ext[i] = r->extent[i] ? r->extent[i] : dims[i] - r->origin[i];
+		if (ext[i] > dims[i] - r->origin[i])
+			return llmem_error(-EINVAL,
+					   "%s: %u texels from %u on axis %d pass the %u there",
+					   what, ext[i], r->origin[i], i, dims[i]);
+	}
+	a->img = img;
+	a->texel = (uint32_t)(llmem_image_size(img) / ((uint64_t)dims[0] * dims[1] * dims[2]));
+	a->origin =
+		(VkOffset3D){ (int32_t)r->origin[0], (int32_t)r->origin[1], (int32_t)r->origin[2] };
+	a->extent = (VkExtent3D){ ext[0], ext[1], ext[2] };
+	return 0;
+}
+
+static int check_image(struct llmem_queue *q, struct llmem_image *img, uint32_t usage,
+		       const char *what)
+{
+	if (!q || !img)
+		return llmem_error(-EINVAL, "%s: NULL %s", what, q ? "image" : "queue");
+	if (img_session(img) != q->session)
+		return llmem_error(-EINVAL, "%s: the image is of another session", what);
+	if (!(llmem_image_usage(img) & usage))
+		return llmem_error(-EPERM, "%s: the image lacks TRANSFER_%s usage", what,
+				   usage == LLMEM_IMAGE_TRANSFER_SRC ? "SRC" : "DST");
+	return 0;
+}
+
+static int check_linear(const char *what, const struct img_args *a,
+			const struct llmem_linear_layout *l, uint64_t limit, struct llmem_lin *out)
+{
+	static const struct llmem_linear_layout packed;
+	uint64_t origin[3], pitch[2];
+
+	if (!l)
+		l = &packed;
+	origin[0] = l->offset;
+	origin[1] = origin[2] = 0;
+	pitch[0] = l->row_pitch;
+	pitch[1] = l->slice_pitch;
+	return llmem_lin_check(what, origin, pitch, (uint64_t)a->extent.width * a->texel,
+			       a->extent.height, a->extent.depth, limit, out);
+}
+
+/*
+ * Images rest in the layout the library tracks (GENERAL); each operation
+ * moves the image to the transfer layout it needs and back, inside its own
+ * command buffer, so the tracked layout holds again when it completes.
+ */
+static void layout_barrier(VkCommandBuffer cmd, struct llmem_image *img, VkImageLayout want,
+			   bool enter)
+{
+	if (enter)
+		llmem_image_barrier(cmd, img, img->layout, want);
+	else
+		llmem_image_barrier(cmd, img, want, img->layout);
+}
+
+static VkBufferImageCopy box_region(const struct img_args *a, uint64_t buffer_offset,
+				    uint64_t row_texels, uint64_t rows, const struct llmem_box *b)
+{
+	return (VkBufferImageCopy){
+		.bufferOffset = buffer_offset,
+		.bufferRowLength = (uint32_t)row_texels,
+		.bufferImageHeight = (uint32_t)rows,
+		.imageSubresource = { VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1 },
+		.imageOffset = { a->origin.x + (int32_t)b->x, a->origin.y + (int32_t)b->y,
+				 a->origin.z + (int32_t)b->z },
+		.imageExtent = { (uint32_t)b->w, (uint32_t)b->h, (uint32_t)b->d },
+	};
+}
+
+static void record_copy(VkCommandBuffer cmd, const struct img_args *a, VkBuffer buf,
+			const VkBufferImageCopy *region, bool to_image)
+{
+	VkImage vk = a->img->vk;
+	VkImageLayout l = to_image ? VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL
+				   : VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
+
+	llmem_cmd_barrier(cmd);
+	layout_barrier(cmd, a->img, l, true);
+	if (to_image)
+		vkCmdCopyBufferToImage(cmd, buf, vk, l, 1, region);
+	else
+		vkCmdCopyImageToBuffer(cmd, vk, l, buf, 1, region);
+	layout_barrier(cmd, a->img, l, false);
+}
+
+static int staged(struct llmem_queue *q, const struct img_args *a, uint8_t *host, bool read)
+{
+	struct llmem_box_cut cut;
+	struct llmem_box b;
+	int ret;
+
+	llmem_box_cut_init(&cut, a->texel, a->extent.width, a->extent.height, a->extent.depth,
+			   llmem_queue_chunk(q));
+	while (llmem_box_cut_next(&cut, &b)) {
+		uint64_t row = b.w * a->texel, bytes = row * b.h * b.d;
+		uint8_t *h = host + llmem_lin_at(&a->lin, a->texel, b.x, b.y, b.z);
+		VkBufferImageCopy region;
+		struct llmem_span sp;
+
+		ret = llmem_queue_stage(q, bytes, STAGE_ALIGN, &sp);
+		if (ret)
+			return ret;
+		if (!read) {
+			llmem_queue_stage_box(q, sp.ptr, row, row * b.h, h, a->lin.rp, a->lin.sp,
+					      row, b.h, b.d);
+			ret = llmem_queue_stage_flush(&sp, bytes);
+			if (ret)
+				return ret;
+		}
+		region = box_region(a, sp.off, b.w, b.h, &b);
+		record_copy(q->open->cmd, a, sp.buffer->vk, &region, !read);
+		if (read)
+			ret = llmem_queue_add_done(q, &(struct llmem_done){
+							      .kind = LLMEM_DONE_READ,
+							      .buffer = sp.buffer,
+							      .off = sp.off,
+							      .dst = h,
+							      .bytes = row,
+							      .rows = b.h,
+							      .slices = b.d,
+							      .dst_row_pitch = a->lin.rp,
+							      .dst_slice_pitch = a->lin.sp,
+						      });
+		if (!ret)
+			ret = llmem_queue_flush(q);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static int host_image(struct llmem_queue *q, struct llmem_image *img,
+		      const struct llmem_image_region *region, uint8_t *host,
+		      const struct llmem_linear_layout *layout, bool read,
+		      const struct llmem_wait_list *wait_for, struct llmem_event **event)
+{
+	const char *what = read ? "read image" : "write image";
+	struct img_args a;
+	int ret;
+
+	ret = check_image(q, img, read ? LLMEM_IMAGE_TRANSFER_SRC : LLMEM_IMAGE_TRANSFER_DST, what);
+	if (!ret && !host)
+		ret = llmem_error(-EINVAL, "%s: NULL host pointer", what);
+	if (!ret)
+		ret = check_region(what, img, region, &a);
+	if (!ret)
+		ret = check_linear(what, &a, layout, UINT64_MAX, &a.lin);
+	if (!ret)
+		ret = llmem_queue_op_enter(q, wait_for, false, event);
+	if (ret)
+		return ret;
+	return llmem_queue_op_leave(q, staged(q, &a, host, read), event);
+}
+
+LLMEM_PUBLIC int llmem_enqueue_write_image(struct llmem_queue *q, struct llmem_image *img,
+					   const struct llmem_image_region *region, const void *src,
+					   const struct llmem_linear_layout *host,
+					   const struct llmem_wait_list *wait_for,
+					   struct llmem_event **event)
+{
+	return host_image(q, img, region, (uint8_t *)src, host, false, wait_for, event);
+}
+
+LLMEM_PUBLIC int llmem_enqueue_read_image(struct llmem_queue *q, struct llmem_image *img,
+					  const struct llmem_image_region *region, void *dst,
+					  const struct llmem_linear_layout *host,
+					  const struct llmem_wait_list *wait_for,
+					  struct llmem_event **event)
+{
+	return host_image(q, img, region, dst, host, true, wait_for, event);
+}
+
+static int buffer_image(struct llmem_queue *q, struct llmem_buffer *buf,
+			const struct llmem_linear_layout *layout, struct llmem_image *img,
+			const struct llmem_image_region *region, bool to_image,
+			const struct llmem_wait_list *wait_for, struct llmem_event **event)
+{
+	const char *what = to_image ? "copy buffer to image" : "copy image to buffer";
+	uint32_t need = to_image ? LLMEM_BUFFER_TRANSFER_SRC : LLMEM_BUFFER_TRANSFER_DST;
+	struct llmem_box all;
+	VkBufferImageCopy r;
+	struct img_args a;
+	int ret;
+
+	ret = check_image(q, img, to_image ? LLMEM_IMAGE_TRANSFER_DST : LLMEM_IMAGE_TRANSFER_SRC,
+			  what);
+	if (ret)
+		return ret;
+	ret = llmem_queue_check_buffer(q, buf, what);
+	if (ret)
+		return ret;
+	if (!(buf->usage & need))
+		return llmem_error(-EPERM, "%s: the buffer lacks TRANSFER_%s usage", what,
+				   to_image ? "SRC" : "DST");
+	ret = check_region(what, img, region, &a);
+	if (!ret)
+		ret = check_linear(what, &a, layout, buf->size, &a.lin);
+	if (ret)
+		return ret;
+	if (a.lin.base % a.texel || a.lin.rp % a.texel || a.lin.sp % a.lin.rp)
+		return llmem_error(-EINVAL,
+				   "%s: offset and row pitch must be multiples of the %u-byte "
+				   "texel, the slice pitch of the row pitch",
+				   what, a.texel);
+	ret = llmem_queue_op_enter(q, wait_for, false, event);
+	if (ret)
+		return ret;
+	if (!llmem_queue_open_record(q)) {
+		ret = -EIO;
+	} else {
+		all = (struct llmem_box){
+			0, 0, 0, a.extent.width, a.extent.height, a.extent.depth
+		};
+		r = box_region(&a, a.lin.base, a.lin.rp / a.texel, a.lin.sp / a.lin.rp, &all);
+		record_copy(q->open->cmd, &a, buf->vk, &r, to_image);
+	}
+	return llmem_queue_op_leave(q, ret, event);
+}
+
+LLMEM_PUBLIC int llmem_enqueue_copy_buffer_to_image(struct llmem_queue *q, struct llmem_buffer *buf,
+						    const struct llmem_linear_layout *layout,
+						    struct llmem_image *img,
+						    const struct llmem_image_region *region,
+						    const struct llmem_wait_list *wait_for,
+						    struct llmem_event **event)
+{
+	return buffer_image(q, buf, layout, img, region, true, wait_for, event);
+}
+
+LLMEM_PUBLIC int llmem_enqueue_copy_image_to_buffer(struct llmem_queue *q, struct llmem_image *img,
+						    const struct llmem_image_region *region,
+						    struct llmem_buffer *buf,
+						    const struct llmem_linear_layout *layout,
+						    const struct llmem_wait_list *wait_for,
+						    struct llmem_event **event)
+{
+	return buffer_image(q, buf, layout, img, region, false, wait_for, event);
+}
+
+/* IEEE binary16 from binary32, rounding to nearest even as GPUs convert. */
+static uint16_t to_half(float f)
+{
+	uint32_t x, mant, h, rem, half, shift;
+	uint16_t sign;
+	int32_t exp;
+
+	memcpy(&x, &f, sizeof(x));
+	sign = (uint16_t)((x >> 16) & 0x8000);
+	mant = x & 0x7fffff;
+	if (((x >> 23) & 0xff) == 0xff)
+		return sign | 0x7c00 | (mant ? 0x200 : 0);
+	exp = (int32_t)((x >> 23) & 0xff) - 127 + 15;
+	if (exp >= 31)
+		return sign | 0x7c00;
+	if (exp <= 0) {
+		if (exp < -10)
+			return sign;
+		mant |= 0x800000;
+		shift = (uint32_t)(14 - exp);
+	} else {
+		mant |= (uint32_t)exp << 23;
+		shift = 13;
+	}
+	h = mant >> shift;
+	rem = mant & ((1u << shift) - 1);
+	half = 1u << (shift - 1);
+	if (rem > half || (rem == half && (h & 1)))
+		h++;
+	return sign | (uint16_t)h;
+}
+
+/* One texel of @c in the image's format, after checking integers fit. */
+static int encode_texel(const struct llmem_image *img, const union llmem_color *c, uint8_t *out)
+{
+	uint32_t type = llmem_image_channel_type(img), n = llmem_image_channels(img);
+	uint32_t bytes = channel_types[type].bytes;
+	bool is_signed =
+		type == LLMEM_CHANNEL_I8 || type == LLMEM_CHANNEL_I16 || type == LLMEM_CHANNEL_I32;
+
+	for (uint32_t i = 0; i < n; i++) {
+		uint8_t *p = out + i * bytes;
+		int64_t v = is_signed ? c->i32[i] : (int64_t)c->u32[i];
+
+		if (type == LLMEM_CHANNEL_F32) {
+			memcpy(p, &c->f32[i], 4);
+		} else if (type == LLMEM_CHANNEL_F16) {
+			uint16_t h = to_half(c->f32[i]);
+
+			memcpy(p, &h, 2);
+		} else if (v < channel_types[type].min || v > channel_types[type].max) {
+			return llmem_error(-EINVAL,
+					   "clear image: channel %u value %lld does not fit", i,
+					   (long long)v);
+		} else {
+			/* Little-endian: the low bytes are the value. */
+			memcpy(p, &v, bytes);
+		}
+	}
+	return 0;
+}
+
+static bool whole_image(const struct img_args *a)
+{
+	return a->origin.x == 0 && a->origin.y == 0 && a->origin.z == 0 &&
+	       a->extent.width == llmem_image_width(a->img) &&
+	       a->extent.height == llmem_image_height(a->img) &&
+	       a->extent.depth == llmem_image_depth(a->img);
+}
+
+/* A few rows of the colour, copied over the box row band by row band. */
+static int clear_by_copy(struct llmem_queue *q, const struct img_args *a, const uint8_t *texel)
+{
+	uint64_t row = (uint64_t)a->extent.width * a->texel;
+	uint64_t band = row >= 65536 ? 1 : 65536 / row;
+	struct llmem_span sp;
+	int ret;
+
+	if (band > a->extent.height)
+		band = a->extent.height;
+	ret = llmem_queue_stage(q, row * band, STAGE_ALIGN, &sp);
+	if (ret)
+		return ret;
+	for (uint64_t i = 0; i < row * band; i += a->texel)
+		memcpy(sp.ptr + i, texel, a->texel);
+	ret = llmem_queue_stage_flush(&sp, row * band);
+	if (ret)
+		return ret;
+	for (uint64_t z = 0; z < a->extent.depth; z++) {
+		for (uint64_t y = 0; y < a->extent.height; y += band) {
+			uint64_t h = a->extent.height - y < band ? a->extent.height - y : band;
+			struct llmem_box b = { 0, y, z, a->extent.width, h, 1 };
+			VkBufferImageCopy r = box_region(a, sp.off, a->extent.width, band, &b);
+
+			record_copy(q->open->cmd, a, sp.buffer->vk, &r, true);
+		}
+	}
+	return 0;
+}
+
+LLMEM_PUBLIC int llmem_enqueue_clear_image(struct llmem_queue *q, struct llmem_image *img,
+					   const struct llmem_image_region *region,
+					   const union llmem_color *color,
+					   const struct llmem_wait_list *wait_for,
+					   struct llmem_event **event)
+{
+	VkImageSubresourceRange range = { VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1 };
+	uint8_t texel[16];
+	VkClearColorValue v;
+	struct img_args a;
+	int ret;
+
+	ret = check_image(q, img, LLMEM_IMAGE_TRANSFER_DST, "clear image");
+	if (!ret && !color)
+		ret = llmem_error(-EINVAL, "clear image: NULL colour");
+	if (!ret)
+		ret = check_region("clear image", img, region, &a);
+	if (!ret)
+		ret = encode_texel(img, color, texel);
+	if (!ret)
+		ret = llmem_queue_op_enter(q, wait_for, false, event);
+	if (ret)
+		return ret;
+	if (!llmem_queue_open_record(q)) {
+		ret = -EIO;
+	} else if (whole_image(&a)) {
+		memcpy(&v, color, sizeof(v));
+		llmem_cmd_barrier(q->open->cmd);
+		layout_barrier(q->open->cmd, img, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, true);
+		vkCmdClearColorImage(q->open->cmd, img->vk, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+				     &v, 1, &range);
+		layout_barrier(q->open->cmd, img, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, false);
+	} else {
+		ret = clear_by_copy(q, &a, texel);
+	}
+	return llmem_queue_op_leave(q, ret, event);
+}

@@ -1,0 +1,356 @@
+// SPDX-License-Identifier: MIT
+/*
+ * YUYV and NV12 frames to RGBA on the device: the conversion of each frame
+ * buffer recorded once into a command buffer of its own, then submitted per
+ * frame.  A one-off conversion is a converter of one frame.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include <drm_fourcc.h>
+
+#include <llmem/buffer.h>
+#include <llmem/convert.h>
+
+#include "base/error.h"
+#include "device/pipeline.h"
+#include "device/session.h"
+#include "device/submit.h"
+#include "device/vk.h"
+#include "memory/buffer.h"
+
+/* Mirrors the push_constant block of shaders/convert_params.glsl. */
+struct convert_params {
+	uint32_t width;
+	uint32_t height;
+	uint32_t src_offset[2];
+	uint32_t src_pitch[2];
+	uint32_t dst_offset;
+	uint32_t dst_pitch;
+	uint32_t matrix;
+	uint32_t full_range;
+};
+
+_Static_assert(sizeof(struct convert_params) == 40, "push constants of the convert shaders");
+
+#define GROUP_X 16
+#define GROUP_Y 8
+
+static int layout_fits(const struct llmem_frame_layout *l, struct llmem_buffer *buf,
+		       const char *which)
+{
+	uint64_t size = llmem_buffer_size(buf);
+
+	if (l->size > size)
+		return llmem_error(-EINVAL, "the %s frame needs %llu bytes, its buffer has %llu",
+				   which, (unsigned long long)l->size, (unsigned long long)size);
+	if (!(llmem_buffer_usage(buf) & LLMEM_BUFFER_STORAGE))
+		return llmem_error(-EINVAL, "the %s buffer lacks LLMEM_BUFFER_STORAGE usage",
+				   which);
+	return 0;
+}
+
+static int check(const struct llmem_convert_info *in)
+{
+	const struct llmem_frame_layout *s = in->src_layout, *d = in->dst_layout;
+	int ret;
+
+	if (!in->src || !in->dst || !s || !d)
+		return llmem_error(-EINVAL, "llmem_convert_to_rgba: NULL buffer or layout");
+	if (in->src == in->dst)
+		return llmem_error(-EINVAL, "llmem_convert_to_rgba: converts between two buffers");
+	if (llmem_memory_session(in->src->obj.memory) != llmem_memory_session(in->dst->obj.memory))
+		return llmem_error(-EINVAL, "llmem_convert_to_rgba: buffers of two sessions");
+	if (s->fourcc != DRM_FORMAT_YUYV && s->fourcc != DRM_FORMAT_NV12)
+		return llmem_error(-EINVAL, "source fourcc 0x%08x: YUYV or NV12 only", s->fourcc);
+	if (d->fourcc != DRM_FORMAT_ABGR8888)
+		return llmem_error(-EINVAL, "destination fourcc 0x%08x: ABGR8888 only", d->fourcc);
+	if (s->width != d->width || s->height != d->height)
+		return llmem_error(-EINVAL, "source %ux%u, destination %ux%u", s->width, s->height,
+				   d->width, d->height);
+	if (in->encoding > LLMEM_YCBCR_BT709 || in->range > LLMEM_YCBCR_FULL_RANGE)
+		return llmem_error(-EINVAL, "unknown encoding %u or range %u", in->encoding,
+				   in->range);
+	ret = layout_fits(s, in->src, "source");
+	return ret ? ret : layout_fits(d, in->dst, "destination");
+}
+
+/*
+ * A frame on a shared page belongs to whoever wrote it (a camera) until this
+ * queue acquires it, and goes back after the shader has read it: queue
+ * family ownership transfers with the foreign (or, without
+ * VK_EXT_queue_family_foreign, the external) queue family.
+ */
+static void foreign_ownership(struct llmem_session *s, VkCommandBuffer cmd,
+			      struct llmem_buffer *src, bool acquire)
+{
+	uint32_t other = s->info.caps & LLMEM_CAP_QUEUE_FAMILY_FOREIGN ? VK_QUEUE_FAMILY_FOREIGN_EXT
+								       : VK_QUEUE_FAMILY_EXTERNAL;
+	VkBufferMemoryBarrier b = {
+		.sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER,
+		.srcAccessMask = 0,
+		.dstAccessMask = acquire ? VK_ACCESS_SHADER_READ_BIT : 0,
+		.srcQueueFamilyIndex = acquire ? other : s->queue_family,
+		.dstQueueFamilyIndex = acquire ? s->queue_family : other,
+		.buffer = src->vk,
+		.size = VK_WHOLE_SIZE,
+	};
+
+	if (!llmem_memory_handle_types(src->obj.memory))
+		return;
+	vkCmdPipelineBarrier(cmd,
+			     acquire ? VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT
+				     : VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+			     acquire ? VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT
+				     : VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT,
+			     0, 0, NULL, 1, &b, 0, NULL);
+}
+
+/* The shader, its push constants and how many groups cover the frame. */
+struct conversion {
+	enum llmem_pipeline_id id;
+	struct convert_params params;
+	uint32_t groups_x, groups_y;
+};
+
+static void plan(const struct llmem_convert_info *info, struct conversion *c)
+{
+	const struct llmem_frame_layout *s = info->src_layout, *d = info->dst_layout;
+	uint32_t pixels_x;
+
+	c->params = (struct convert_params){
+		.width = s->width,
+		.height = s->height,
+		.src_offset = { (uint32_t)s->offset[0], (uint32_t)s->offset[1] },
+		.src_pitch = { s->pitch[0], s->pitch[1] },
+		.dst_offset = (uint32_t)d->offset[0],
+		.dst_pitch = d->pitch[0],
+		.matrix = info->encoding,
+		.full_range = info->range,
+	};
+	c->id = s->fourcc == DRM_FORMAT_YUYV ? LLMEM_PIPELINE_YUYV_TO_RGBA
+					     : LLMEM_PIPELINE_NV12_TO_RGBA;
+	/* The YUYV shader converts a pixel pair per invocation. */
+	pixels_x = c->id == LLMEM_PIPELINE_YUYV_TO_RGBA ? s->width / 2 : s->width;
+	c->groups_x = (pixels_x + GROUP_X - 1) / GROUP_X;
+	c->groups_y = (s->height + GROUP_Y - 1) / GROUP_Y;
+}
+
+/*
+ * Whatever wrote the frame (host, transfer, camera) is visible to the
+ * shader, and the RGBA frame to the host and to later transfers.
+ */
+static void record(struct llmem_session *s, VkCommandBuffer cmd, const struct llmem_pipeline *p,
+		   VkDescriptorSet set, struct llmem_buffer *src, const struct conversion *c)
+{
+	vkCmdPipelineBarrier(
+		cmd, VK_PIPELINE_STAGE_HOST_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+		VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1,
+		&(VkMemoryBarrier){
+			.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+			.srcAccessMask = VK_ACCESS_HOST_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
+			.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT,
+		},
+		0, NULL, 0, NULL);
+	foreign_ownership(s, cmd, src, true);
+	llmem_pipeline_record(p, cmd, set, &c->params, c->groups_x, c->groups_y);
+	foreign_ownership(s, cmd, src, false);
+	vkCmdPipelineBarrier(
+		cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+		VK_PIPELINE_STAGE_HOST_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1,
+		&(VkMemoryBarrier){
+			.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+			.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT,
+			.dstAccessMask = VK_ACCESS_HOST_READ_BIT | VK_ACCESS_TRANSFER_READ_BIT,
+		},
+		0, NULL, 0, NULL);
+}
+
+LLMEM_PUBLIC int llmem_convert_to_rgba(const struct llmem_convert_info *info)
+{
+	struct llmem_converter *c;
+	int ret;
+
+	if (!info)
+		return llmem_error(-EINVAL, "llmem_convert_to_rgba: NULL info");
+	ret = llmem_converter_create(
+		&(struct llmem_converter_create_info){
+			.srcs = &info->src,
+			.src_count = 1,
+			.src_layout = info->src_layout,
+			.dst = info->dst,
+			.dst_layout = info->dst_layout,
+			.encoding = info->encoding,
+			.range = info->range,
+		},
+		&c);
+	if (ret)
+		return ret;
+	ret = llmem_converter_run(c, 0);
+	llmem_converter_destroy(c);
+	return ret;
+}
+struct llmem_converter {
+	struct llmem_session *session;
+	VkCommandPool pool;
+	VkDescriptorPool descriptors;
+	VkFence fence;
+	uint32_t count;
+	VkCommandBuffer cmds[];
+};
+
+LLMEM_PUBLIC void llmem_converter_destroy(struct llmem_converter *c)
+{
+	VkDevice dev;
+
+	if (!c)
+		return;
+	dev = c->session->device;
+	if (c->fence)
+		vkDestroyFence(dev, c->fence, NULL);
+	/* Destroying the pools frees their command buffers and sets. */
+	if (c->pool)
+		vkDestroyCommandPool(dev, c->pool, NULL);
+	if (c->descriptors)
+		vkDestroyDescriptorPool(dev, c->descriptors, NULL);
+	free(c);
+}
+
+/* One command buffer and descriptor set per source, recorded once. */
+static int record_all(struct llmem_converter *c, const struct llmem_converter_create_info *info,
+		      struct llmem_pipeline *p, const struct conversion *conv)
+{
+	VkDevice dev = c->session->device;
+	VkDescriptorPoolSize size = {
+		.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+		.descriptorCount = 2 * c->count,
+	};
+	VkResult r;
+
+	r = vkCreateCommandPool(dev,
+				&(VkCommandPoolCreateInfo){
+					.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+					.queueFamilyIndex = c->session->queue_family,
+				},
+				NULL, &c->pool);
+	if (r != VK_SUCCESS)
+		return llmem_vk_error(r, "vkCreateCommandPool");
+	r = vkCreateDescriptorPool(dev,
+				   &(VkDescriptorPoolCreateInfo){
+					   .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
+					   .maxSets = c->count,
+					   .poolSizeCount = 1,
+					   .pPoolSizes = &size,
+				   },
+				   NULL, &c->descriptors);
+	if (r != VK_SUCCESS)
+		return llmem_vk_error(r, "vkCreateDescriptorPool");
+	r = vkCreateFence(dev, &(VkFenceCreateInfo){ .sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO },
+			  NULL, &c->fence);
+	if (r != VK_SUCCESS)
+		return llmem_vk_error(r, "vkCreateFence");
+	r = vkAllocateCommandBuffers(
+		dev,
+		&(VkCommandBufferAllocateInfo){
+			.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+			.commandPool = c->pool,
+			.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+			.commandBufferCount = c->count,
+		},
+		c->cmds);
+	if (r != VK_SUCCESS)
+		return llmem_vk_error(r, "vkAllocateCommandBuffers");
+
+	for (uint32_t i = 0; i < c->count; i++) {
+		VkDescriptorSet set;
+
+		r = vkAllocateDescriptorSets(
+			dev,
+			&(VkDescriptorSetAllocateInfo){
+				.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
+				.descriptorPool = c->descriptors,
+				.descriptorSetCount = 1,
+				.pSetLayouts = &p->set_layout,
+			},
+			&set);
+		if (r != VK_SUCCESS)
+			return llmem_vk_error(r, "vkAllocateDescriptorSets");
+		llmem_pipeline_write_set(c->session, p, set,
+					 (VkBuffer[]){ info->srcs[i]->vk, info->dst->vk });
+		r = vkBeginCommandBuffer(
+			c->cmds[i], &(VkCommandBufferBeginInfo){
+					    .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+				    });
+		if (r != VK_SUCCESS)
+			return llmem_vk_error(r, "vkBeginCommandBuffer");
+		record(c->session, c->cmds[i], p, set, info->srcs[i], conv);
+		r = vkEndCommandBuffer(c->cmds[i]);
+		if (r != VK_SUCCESS)
+			return llmem_vk_error(r, "vkEndCommandBuffer");
+	}
+	return 0;
+}
+
+LLMEM_PUBLIC int llmem_converter_create(const struct llmem_converter_create_info *info,
+					struct llmem_converter **out)
+{
+	struct llmem_convert_info one;
+	struct llmem_converter *c;
+	struct llmem_pipeline *p;
+	struct conversion conv;
+	int ret;
+
+	if (!info || !out || !info->srcs)
+		return llmem_error(-EINVAL, "llmem_converter_create: NULL argument");
+	*out = NULL;
+	if (!info->src_count)
+		return llmem_error(-EINVAL, "llmem_converter_create: no sources");
+	for (uint32_t i = 0; i < info->src_count; i++) {
+		one = (struct llmem_convert_info){
+			.src = info->srcs[i],
+			.src_layout = info->src_layout,
+			.dst = info->dst,
+			.dst_layout = info->dst_layout,
+			.encoding = info->encoding,
+			.range = info->range,
+		};
+		ret = check(&one);
+		if (ret)
+			return ret;
+	}
+	plan(&one, &conv);
+	c = calloc(1, sizeof(*c) + info->src_count * sizeof(c->cmds[0]));
+	if (!c)
+		return llmem_error(-ENOMEM, "llmem_converter_create: out of memory");
+	c->session = llmem_memory_session(info->dst->obj.memory);
+	c->count = info->src_count;
+
+	ret = llmem_pipeline_get(c->session, conv.id, &p);
+	if (!ret)
+		ret = record_all(c, info, p, &conv);
+	if (ret) {
+		llmem_converter_destroy(c);
+		return ret;
+	}
+	*out = c;
+	return 0;
+}
+
+LLMEM_PUBLIC int llmem_converter_run(struct llmem_converter *c, uint32_t index)
+{
+	VkDevice dev;
+	VkResult r;
+	int ret;
+
+	if (!c || index >= c->count)
+		return llmem_error(-EINVAL, "llmem_converter_run: %s",
+				   c ? "index past the sources" : "NULL converter");
+	dev = c->session->device;
+	ret = llmem_submit(c->session, &c->cmds[index], 1, c->fence);
+	if (ret)
+		return ret;
+	r = vkWaitForFences(dev, 1, &c->fence, VK_TRUE, UINT64_MAX);
+	if (r == VK_SUCCESS)
+		r = vkResetFences(dev, 1, &c->fence);
+	return r == VK_SUCCESS ? 0 : llmem_vk_error(r, "vkWaitForFences");
+}

@@ -1,0 +1,319 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The camera pipeline as a library object (llmem/camera.h) inside the VM:
+ * vivid's frames through llmem_camera_next() match the CPU conversion of an
+ * MMAP capture of the same picture on the zero-copy and the copy path, the
+ * frames' pages are held by vivid while queued and by nobody after close,
+ * and every misuse fails with its error.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <drm_fourcc.h>
+#include <linux/videodev2.h>
+
+#include <llmem/llmem.h>
+
+#include "capture.h"
+#include "kselftest_harness.h"
+#include "test_util.h"
+#include "vk_test.h"
+#include "yuv_ref.h"
+
+#define NBUFS 4
+#define FRAMES 3
+#define TIMEOUT_MS 10000
+#define ALWAYS_KNOWN (LLMEM_DMABUF_KNOWN_VMAPS | LLMEM_DMABUF_KNOWN_ATTACHMENTS)
+
+FIXTURE(camera_object)
+{
+	char path[32];
+	struct llmem_session *s;
+	struct llmem_v4l2_format vf;
+	struct llmem_frame_layout src, rgba;
+	uint8_t *ref;
+	struct llmem_camera_create_info ci;
+};
+
+FIXTURE_VARIANT(camera_object)
+{
+	uint32_t fourcc;
+	uint32_t flags;
+};
+
+FIXTURE_VARIANT_ADD(camera_object, yuyv_zero_copy){
+	.fourcc = V4L2_PIX_FMT_YUYV,
+};
+
+FIXTURE_VARIANT_ADD(camera_object, nv12_zero_copy){
+	.fourcc = V4L2_PIX_FMT_NV12,
+};
+
+FIXTURE_VARIANT_ADD(camera_object, yuyv_copy){
+	.fourcc = V4L2_PIX_FMT_YUYV,
+	.flags = LLMEM_CAMERA_COPY,
+};
+
+/* The reference: one MMAP frame of vivid's static pattern, converted by the CPU. */
+FIXTURE_SETUP(camera_object)
+{
+	struct llmem_v4l2 *dev;
+	uint8_t *frame;
+
+	ASSERT_EQ(vivid_capture_path(0, self->path, sizeof(self->path)), 0);
+	ASSERT_EQ(vivid_static_pattern(self->path), 0);
+	VK_TEST_SESSION(self->s);
+	ASSERT_EQ(llmem_v4l2_open(self->path, &dev), 0);
+	ASSERT_EQ(llmem_v4l2_set_input(dev, 0), 0);
+	ASSERT_EQ(llmem_v4l2_set_format(dev, variant->fourcc, 640, 480, &self->vf), 0);
+	ASSERT_EQ(llmem_v4l2_format_layout(&self->vf, &self->src), 0);
+	ASSERT_EQ(llmem_frame_layout_init(DRM_FORMAT_ABGR8888, 640, 480, NULL, &self->rgba), 0);
+	ASSERT_EQ(capture_mmap_frame(dev, self->vf.sizeimage, NBUFS, &frame), 0);
+	llmem_v4l2_close(dev);
+	self->ref = malloc(self->rgba.size);
+	ASSERT_NE(self->ref, NULL);
+	if (variant->fourcc == V4L2_PIX_FMT_YUYV)
+		ref_yuyv_to_rgba(frame, self->src.pitch[0], 640, 480, self->vf.encoding,
+				 self->vf.range, self->ref, self->rgba.pitch[0]);
+	else
+		ref_nv12_to_rgba(frame, self->src.pitch[0], frame + self->src.offset[1],
+				 self->src.pitch[1], 640, 480, self->vf.encoding, self->vf.range,
+				 self->ref, self->rgba.pitch[0]);
+	free(frame);
+	self->ci = (struct llmem_camera_create_info){
+		.device = self->path,
+		.fourcc = variant->fourcc,
+		.width = 640,
+		.height = 480,
+		.buffers = NBUFS,
+		.flags = variant->flags | LLMEM_CAMERA_INPUT,
+		.input = 0,
+	};
+}
+
+FIXTURE_TEARDOWN(camera_object)
+{
+	free(self->ref);
+	VK_TEST_SESSION_END(self->s);
+}
+
+/* The largest difference of any channel from the reference. */
+static int worst_channel(const uint8_t *rgba, const uint8_t *ref,
+			 const struct llmem_frame_layout *l)
+{
+	int worst = 0;
+
+	for (uint32_t row = 0; row < l->height; row++)
+		for (uint32_t b = 0; b < l->width * 4; b++) {
+			size_t i = (size_t)row * l->pitch[0] + b;
+			int d = abs((int)rgba[l->offset[0] + i] - (int)ref[i]);
+
+			worst = d > worst ? d : worst;
+		}
+	return worst;
+}
+
+/* What the info reports is what the driver agreed to and the path chose. */
+TEST_F(camera_object, info_describes_the_stream)
+{
+	struct llmem_camera_info info;
+	struct llmem_camera *cam;
+
+	ASSERT_EQ(llmem_camera_open(self->s, &self->ci, &cam), 0) TH_LOG("%s", llmem_last_error());
+	ASSERT_EQ(llmem_camera_get_info(cam, &info), 0);
+	EXPECT_STREQ(info.device, self->path);
+	EXPECT_STREQ(info.driver, "vivid");
+	EXPECT_EQ(info.format.fourcc, variant->fourcc);
+	EXPECT_EQ(info.format.bytesperline, self->vf.bytesperline);
+	EXPECT_EQ(info.format.sizeimage, self->vf.sizeimage);
+	EXPECT_EQ(memcmp(&info.layout, &self->src, sizeof(info.layout)), 0);
+	EXPECT_EQ(memcmp(&info.rgba_layout, &self->rgba, sizeof(info.rgba_layout)), 0);
+	EXPECT_EQ(info.encoding, self->vf.encoding);
+	EXPECT_EQ(info.range, self->vf.range);
+	EXPECT_GE(info.buffers, NBUFS);
+	if (variant->flags & LLMEM_CAMERA_COPY) {
+		EXPECT_EQ(info.backend, LLMEM_BACKEND_VULKAN);
+	} else {
+		EXPECT_NE(info.backend, LLMEM_BACKEND_VULKAN);
+	}
+	TH_LOG("backend %s, %u buffers", llmem_backend_name(info.backend), info.buffers);
+	EXPECT_EQ(llmem_camera_get_info(NULL, &info), -EINVAL);
+	EXPECT_EQ(llmem_camera_get_info(cam, NULL), -EINVAL);
+	llmem_camera_close(cam);
+}
+
+/*
+ * Every frame converts to the reference picture; the zero-copy path copies
+ * no byte and vivid holds the queued pages, the copy path copies a frame.
+ */
+TEST_F_TIMEOUT(camera_object, frames_match_mmap_capture, 240)
+{
+	struct llmem_camera_info info;
+	struct llmem_dmabuf_state st;
+	struct llmem_camera *cam;
+	int fd = -1;
+
+	ASSERT_EQ(llmem_camera_open(self->s, &self->ci, &cam), 0) TH_LOG("%s", llmem_last_error());
+	ASSERT_EQ(llmem_camera_get_info(cam, &info), 0);
+	ASSERT_EQ(llmem_camera_start(cam), 0);
+	for (int n = 0; n < FRAMES; n++) {
+		struct llmem_camera_frame f;
+		struct llmem_buffer *b;
+
+		ASSERT_EQ(llmem_camera_next(cam, TIMEOUT_MS, &f), 0)
+		TH_LOG("%s", llmem_last_error());
+		EXPECT_LT(f.index, info.buffers);
+		EXPECT_EQ(f.corrupted, 0);
+		EXPECT_NE(f.rgba, NULL);
+		EXPECT_EQ(worst_channel(f.rgba_data, self->ref, &info.rgba_layout) <= 2, 1);
+		if (variant->flags & LLMEM_CAMERA_COPY) {
+			EXPECT_EQ(f.bytes_copied, self->vf.sizeimage);
+			EXPECT_EQ(llmem_camera_buffer(cam, f.index, &b), -ENOENT);
+		} else {
+			struct llmem_dmabuf_region r;
+
+			EXPECT_EQ(f.bytes_copied, 0);
+			ASSERT_EQ(llmem_camera_buffer(cam, f.index, &b), 0);
+			EXPECT_EQ(b, f.source);
+			/* vivid holds every other buffer while this one is ours. */
+			if (n == 0) {
+				ASSERT_EQ(
+					llmem_camera_buffer(cam, (f.index + 1) % info.buffers, &b),
+					0);
+				ASSERT_EQ(llmem_buffer_export(b, &r), 0);
+				fd = r.fd;
+				ASSERT_EQ(llmem_dmabuf_query(fd, &st), 0)
+				TH_LOG("%s", llmem_last_error());
+				ASSERT_EQ(st.known & ALWAYS_KNOWN, ALWAYS_KNOWN);
+				EXPECT_GE(st.vmaps + st.attachments, 1);
+			}
+		}
+		ASSERT_EQ(llmem_camera_release(cam, &f), 0) TH_LOG("%s", llmem_last_error());
+	}
+	ASSERT_EQ(llmem_camera_stop(cam), 0);
+	llmem_camera_close(cam);
+	/* Closed, the camera has let go of its pages, and so has vivid. */
+	if (fd >= 0) {
+		ASSERT_EQ(llmem_dmabuf_query(fd, &st), 0);
+		EXPECT_EQ(st.vmaps, 0);
+		EXPECT_EQ(st.attachments, 0);
+		close(fd);
+	}
+}
+
+/* Frames come one at a time, only while streaming, and streaming restarts. */
+TEST_F_TIMEOUT(camera_object, frames_one_at_a_time, 240)
+{
+	struct llmem_camera_frame f, g;
+	struct llmem_camera *cam;
+
+	ASSERT_EQ(llmem_camera_open(self->s, &self->ci, &cam), 0) TH_LOG("%s", llmem_last_error());
+	EXPECT_FAILS(llmem_camera_next(cam, TIMEOUT_MS, &f), -EBUSY);
+	ASSERT_EQ(llmem_camera_start(cam), 0);
+	EXPECT_EQ(llmem_camera_start(cam), 0);
+	ASSERT_EQ(llmem_camera_next(cam, TIMEOUT_MS, &f), 0) TH_LOG("%s", llmem_last_error());
+	EXPECT_FAILS(llmem_camera_next(cam, TIMEOUT_MS, &g), -EBUSY);
+	g = f;
+	g.index = (f.index + 1) % NBUFS;
+	EXPECT_FAILS(llmem_camera_release(cam, &g), -EINVAL);
+	ASSERT_EQ(llmem_camera_release(cam, &f), 0);
+	EXPECT_FAILS(llmem_camera_release(cam, &f), -EINVAL);
+	/* Stopping with a frame held hands it back too. */
+	ASSERT_EQ(llmem_camera_next(cam, TIMEOUT_MS, &f), 0);
+	ASSERT_EQ(llmem_camera_stop(cam), 0);
+	EXPECT_EQ(llmem_camera_stop(cam), 0);
+	EXPECT_FAILS(llmem_camera_next(cam, TIMEOUT_MS, &f), -EBUSY);
+	ASSERT_EQ(llmem_camera_start(cam), 0) TH_LOG("%s", llmem_last_error());
+	ASSERT_EQ(llmem_camera_next(cam, TIMEOUT_MS, &f), 0) TH_LOG("%s", llmem_last_error());
+	EXPECT_EQ(worst_channel(f.rgba_data, self->ref, &self->rgba) <= 2, 1);
+	ASSERT_EQ(llmem_camera_release(cam, &f), 0);
+	/* Closing while streaming stops first. */
+	llmem_camera_close(cam);
+	llmem_camera_close(NULL);
+}
+
+/* Bad choices fail before the device is touched, each with its message. */
+TEST_F(camera_object, bad_create_info)
+{
+	struct llmem_camera_create_info ci = self->ci;
+	struct llmem_camera *cam = (struct llmem_camera *)1;
+	struct llmem_camera_frame f = { 0 };
+	struct llmem_buffer *b;
+
+	EXPECT_FAILS(llmem_camera_open(NULL, &ci, &cam), -EINVAL);
+	EXPECT_FAILS(llmem_camera_open(self->s, &ci, NULL), -EINVAL);
+	ci.flags = 1u << 30;
+	EXPECT_FAILS(llmem_camera_open(self->s, &ci, &cam), -EINVAL);
+	EXPECT_EQ(cam, NULL);
+	ci = self->ci;
+	ci.buffers = LLMEM_CAMERA_MAX_BUFFERS + 1;
+	EXPECT_FAILS(llmem_camera_open(self->s, &ci, &cam), -EINVAL);
+	ci = self->ci;
+	ci.height = 0;
+	EXPECT_FAILS(llmem_camera_open(self->s, &ci, &cam), -EINVAL);
+	ci = self->ci;
+	ci.flags |= LLMEM_CAMERA_ENCODING;
+	ci.encoding = LLMEM_YCBCR_BT709 + 1;
+	EXPECT_FAILS(llmem_camera_open(self->s, &ci, &cam), -EINVAL);
+	ci = self->ci;
+	ci.flags |= LLMEM_CAMERA_RANGE;
+	ci.range = LLMEM_YCBCR_FULL_RANGE + 1;
+	EXPECT_FAILS(llmem_camera_open(self->s, &ci, &cam), -EINVAL);
+	ci = self->ci;
+	ci.fourcc = V4L2_PIX_FMT_RGB24;
+	EXPECT_FAILS(llmem_camera_open(self->s, &ci, &cam), -EINVAL);
+	ci = self->ci;
+	ci.device = "/dev/video-none";
+	EXPECT_FAILS(llmem_camera_open(self->s, &ci, &cam), -ENOENT);
+	EXPECT_EQ(cam, NULL);
+
+	EXPECT_FAILS(llmem_camera_start(NULL), -EINVAL);
+	EXPECT_FAILS(llmem_camera_stop(NULL), -EINVAL);
+	EXPECT_FAILS(llmem_camera_next(NULL, 0, &f), -EINVAL);
+	EXPECT_FAILS(llmem_camera_release(NULL, &f), -EINVAL);
+	ASSERT_EQ(llmem_camera_open(self->s, &self->ci, &cam), 0);
+	EXPECT_FAILS(llmem_camera_next(cam, 0, NULL), -EINVAL);
+	EXPECT_FAILS(llmem_camera_release(cam, NULL), -EINVAL);
+	EXPECT_FAILS(llmem_camera_buffer(cam, LLMEM_CAMERA_MAX_BUFFERS, &b), -EINVAL);
+	EXPECT_FAILS(llmem_camera_buffer(cam, 0, NULL), -EINVAL);
+	llmem_camera_close(cam);
+}
+
+/* With no device named, the camera takes the first capture node that
+ * imports DMA-BUFs: vivid's first instance in the rig. */
+TEST_F(camera_object, finds_a_capture_device)
+{
+	struct llmem_camera_create_info ci = self->ci;
+	struct llmem_camera_info info;
+	struct llmem_camera *cam;
+	char path[64];
+
+	ASSERT_EQ(llmem_v4l2_find_capture(path, sizeof(path)), 0) TH_LOG("%s", llmem_last_error());
+	EXPECT_STREQ(path, self->path);
+	EXPECT_FAILS(llmem_v4l2_find_capture(NULL, sizeof(path)), -EINVAL);
+	EXPECT_FAILS(llmem_v4l2_find_capture(path, 4), -EINVAL);
+	ci.device = NULL;
+	ASSERT_EQ(llmem_camera_open(self->s, &ci, &cam), 0) TH_LOG("%s", llmem_last_error());
+	ASSERT_EQ(llmem_camera_get_info(cam, &info), 0);
+	EXPECT_STREQ(info.device, path);
+	llmem_camera_close(cam);
+}
+
+/* The layout of a V4L2 format follows the driver's pitch and frame size. */
+TEST_F(camera_object, format_layout)
+{
+	struct llmem_frame_layout l;
+
+	ASSERT_EQ(llmem_v4l2_format_layout(&self->vf, &l), 0);
+	EXPECT_EQ(l.fourcc, variant->fourcc);
+	EXPECT_EQ(l.pitch[0], self->vf.bytesperline);
+	EXPECT_GE(l.size, self->vf.sizeimage);
+	EXPECT_EQ(l.num_planes, self->vf.num_planes);
+	for (uint32_t p = 0; p < l.num_planes; p++)
+		EXPECT_EQ(l.offset[p], self->vf.plane_offset[p]);
+	EXPECT_FAILS(llmem_v4l2_format_layout(NULL, &l), -EINVAL);
+	EXPECT_FAILS(llmem_v4l2_format_layout(&self->vf, NULL), -EINVAL);
+}
+
+TEST_HARNESS_MAIN
