@@ -9,13 +9,14 @@
 #   make module       build llmem.ko (KVER=6.1 by default, 6.12 or a full version)
 #   make vm CMD=...   run CMD in the VM on both kernels with llmem.ko loaded
 #   make lint         checkpatch --strict on module/, clang-format on userspace
+#   make tiers        draw lib/'s tiers again into docs/tiers.dot and .svg
 #   make dkms-install copy the module source to /usr/src for dkms
 
 BUILD ?= build
 KVER ?=
 KERNELS ?= 6.1 6.12
 
-.PHONY: all setup demo check module vm lint dkms-install clean
+.PHONY: all setup demo check module vm lint tiers dkms-install clean
 
 all: $(BUILD)/build.ninja
 	ninja -C $(BUILD)
@@ -45,6 +46,10 @@ vm: all
 
 lint:
 	scripts/lint
+
+tiers: all
+	tests/tiers-check --source . --build $(BUILD) --dot >docs/tiers.dot
+	dot -Tsvg docs/tiers.dot >docs/tiers.svg
 
 dkms-install:
 	scripts/dkms-install
