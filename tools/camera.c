@@ -20,6 +20,7 @@
 
 #include "camera.h"
 #include "png_writer.h"
+#include "progress.h"
 
 #define DEQUEUE_TIMEOUT_MS 10000
 
@@ -96,12 +97,14 @@ static int write_frame(const struct camera_options *o, const struct camera_resul
 static int capture(struct llmem_camera *cam, const struct camera_options *o,
 		   struct camera_result *r, double *cpu_us, double *convert_us)
 {
+	struct progress p;
 	double start;
 	int ret;
 
 	ret = llmem_camera_start(cam);
 	if (ret)
 		return fail(ret, "start");
+	progress_start(&p, "llmem camera", "frames", o->frames, o->quiet);
 	start = wall_us();
 	for (uint32_t n = 0; n < o->frames; n++) {
 		struct llmem_camera_frame f;
@@ -120,7 +123,9 @@ static int capture(struct llmem_camera *cam, const struct camera_options *o,
 		ret = llmem_camera_release(cam, &f);
 		if (ret)
 			return fail(ret, "release frame");
+		progress_step(&p, n + 1);
 	}
+	progress_end(&p);
 	r->seconds = (wall_us() - start) / 1e6;
 	r->frames = o->frames;
 	ret = llmem_camera_stop(cam);
@@ -133,13 +138,17 @@ int camera_run(const struct camera_options *o, struct camera_result *r)
 	struct llmem_session *session = NULL;
 	struct llmem_camera *cam = NULL;
 	double *cpu_us = NULL, *convert_us = NULL;
+	bool made_dir = false;
 	int ret;
 
 	memset(r, 0, sizeof(*r));
-	if (o->out_dir && mkdir(o->out_dir, 0755) == -1 && errno != EEXIST) {
-		ret = -errno;
-		fprintf(stderr, "llmem camera: %s: %s\n", o->out_dir, strerror(errno));
-		return ret;
+	if (o->out_dir) {
+		made_dir = mkdir(o->out_dir, 0755) == 0;
+		if (!made_dir && errno != EEXIST) {
+			ret = -errno;
+			fprintf(stderr, "llmem camera: %s: %s\n", o->out_dir, strerror(errno));
+			return ret;
+		}
 	}
 	cpu_us = calloc(o->frames, sizeof(double));
 	convert_us = calloc(o->frames, sizeof(double));
@@ -159,6 +168,10 @@ int camera_run(const struct camera_options *o, struct camera_result *r)
 		goto out_session;
 	}
 	llmem_camera_get_info(cam, &r->info);
+	if (!o->create.device && !o->quiet)
+		fprintf(stderr,
+			"llmem camera: %s (%s), the first capture node that imports DMA-BUFs\n",
+			r->info.device, r->info.driver);
 	ret = capture(cam, o, r, cpu_us, convert_us);
 	if (!ret) {
 		r->cpu_us_median = median(cpu_us, r->frames);
@@ -175,13 +188,40 @@ out_session:
 out_free:
 	free(cpu_us);
 	free(convert_us);
+	/* A run that failed before its first frame leaves no empty folder. */
+	if (ret && made_dir)
+		rmdir(o->out_dir);
 	return ret;
+}
+
+void camera_print_summary(FILE *f, const struct camera_options *o, const struct camera_result *r)
+{
+	const struct llmem_camera_info *i = &r->info;
+	bool copy = o->create.flags & LLMEM_CAMERA_COPY;
+
+	fprintf(f,
+		"{\n  \"device\": \"%s\",\n  \"driver\": \"%s\",\n  \"format\": \"%.4s\",\n"
+		"  \"width\": %u,\n  \"height\": %u,\n  \"bytesperline\": %u,\n"
+		"  \"sizeimage\": %u,\n  \"path\": \"%s\",\n  \"backend\": \"%s\",\n"
+		"  \"contiguous\": %s,\n  \"buffers\": %u,\n"
+		"  \"frames\": %u,\n  \"seconds\": %.3f,\n  \"fps\": %.2f,\n"
+		"  \"cpu_us_per_frame\": {\"median\": %.1f, \"min\": %.1f, \"max\": %.1f},\n"
+		"  \"convert_us_per_frame\": %.1f,\n  \"bytes_copied_per_frame\": %llu,\n"
+		"  \"importer_vmaps\": %lld,\n  \"importer_attachments\": %lld,\n"
+		"  \"validation_messages\": %lld\n}\n",
+		i->device, i->driver, (const char *)&i->format.fourcc, i->format.width,
+		i->format.height, i->format.bytesperline, i->format.sizeimage,
+		copy ? "copy" : "zero-copy", copy ? "copy" : llmem_backend_name(i->backend),
+		i->flags & LLMEM_CAMERA_CONTIGUOUS ? "true" : "false", i->buffers, r->frames,
+		r->seconds, r->seconds > 0 ? r->frames / r->seconds : 0.0, r->cpu_us_median,
+		r->cpu_us_min, r->cpu_us_max, r->convert_us_median,
+		(unsigned long long)r->bytes_copied_per_frame, (long long)r->importer_vmaps,
+		(long long)r->importer_attachments, (long long)r->validation_messages);
 }
 
 int camera_write_summary(const char *path, const struct camera_options *o,
 			 const struct camera_result *r)
 {
-	const struct llmem_camera_info *i = &r->info;
 	FILE *f = fopen(path, "we");
 	int ret;
 
@@ -190,25 +230,7 @@ int camera_write_summary(const char *path, const struct camera_options *o,
 		fprintf(stderr, "llmem camera: %s: %s\n", path, strerror(errno));
 		return ret;
 	}
-	fprintf(f,
-		"{\n  \"device\": \"%s\",\n  \"driver\": \"%s\",\n  \"format\": \"%.4s\",\n"
-		"  \"width\": %u,\n  \"height\": %u,\n  \"bytesperline\": %u,\n"
-		"  \"sizeimage\": %u,\n  \"path\": \"%s\",\n  \"backend\": \"%s\",\n"
-		"  \"contiguous\": %s,\n  \"buffers\": %u,\n"
-		"  \"frames\": %u,\n  \"seconds\": %.3f,\n  \"fps\": %.2f,\n"
-		"  \"cpu_us_per_frame\": {\"median\": %.1f, \"min\": %.1f, \"max\": %.1f},\n"
-		"  \"next_us_per_frame\": %.1f,\n  \"bytes_copied_per_frame\": %llu,\n"
-		"  \"importer_vmaps\": %lld,\n  \"importer_attachments\": %lld,\n"
-		"  \"validation_messages\": %lld\n}\n",
-		i->device, i->driver, (const char *)&i->format.fourcc, i->format.width,
-		i->format.height, i->format.bytesperline, i->format.sizeimage,
-		o->create.flags & LLMEM_CAMERA_COPY ? "copy" : "zero-copy",
-		o->create.flags & LLMEM_CAMERA_COPY ? "copy" : llmem_backend_name(i->backend),
-		i->flags & LLMEM_CAMERA_CONTIGUOUS ? "true" : "false", i->buffers, r->frames,
-		r->seconds, r->seconds > 0 ? r->frames / r->seconds : 0.0, r->cpu_us_median,
-		r->cpu_us_min, r->cpu_us_max, r->convert_us_median,
-		(unsigned long long)r->bytes_copied_per_frame, (long long)r->importer_vmaps,
-		(long long)r->importer_attachments, (long long)r->validation_messages);
+	camera_print_summary(f, o, r);
 	if (fclose(f)) {
 		ret = -errno;
 		fprintf(stderr, "llmem camera: %s: %s\n", path, strerror(errno));

@@ -3,7 +3,6 @@
  * llmem info: what the session reports about a device, for people (the
  * default) and for scripts (--json).
  */
-#include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -173,68 +172,69 @@ static void print_json(const struct llmem_session_info *i)
 	printf("}\n}\n");
 }
 
-static void usage(FILE *out)
-{
-	fprintf(out, "usage: llmem info [--json] [--device INDEX|NAME] [--validation]\n\n"
-		     "Describes a Vulkan device as libllmem sees it.  --device picks by index\n"
-		     "or by a piece of the name (the LLMEM_DEVICE environment variable wins).\n");
-}
+static struct {
+	bool json;
+	bool validation;
+	const char *device;
+} args;
 
-int llmem_cmd_info(int argc, char **argv)
+static const struct cli_option options[] = {
+	{ .name = "json",
+	  .short_name = 'j',
+	  .type = CLI_FLAG,
+	  .value = &args.json,
+	  .help = "print one JSON object (schema in docs/cli.md)" },
+	{ .name = "device",
+	  .short_name = 'd',
+	  .type = CLI_STRING,
+	  .value = &args.device,
+	  .meta = "INDEX|NAME",
+	  .help = "the Vulkan device, by index or a piece of its name (LLMEM_DEVICE wins)" },
+	{ .name = "validation",
+	  .short_name = 'v',
+	  .type = CLI_FLAG,
+	  .value = &args.validation,
+	  .help = "with the Vulkan validation layer on" },
+	{ 0 },
+};
+
+static int run(const struct cli_command *cmd, int argc, char **argv)
 {
-	static const struct option options[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "device", required_argument, NULL, 'd' },
-		{ "validation", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	struct llmem_session_create_info ci = { .app_name = "llmem info" };
 	struct llmem_session_info info;
 	struct llmem_session *s;
-	bool json = false;
-	int opt, ret;
+	uint64_t index;
+	int ret;
 
-	while ((opt = getopt_long(argc, argv, "jd:vh", options, NULL)) != -1) {
-		switch (opt) {
-		case 'j':
-			json = true;
-			break;
-		case 'd': {
-			char *end;
-			unsigned long index = strtoul(optarg, &end, 10);
-
-			if (*optarg && !*end)
-				ci.device_index = (uint32_t)index;
-			else
-				ci.device_name = optarg;
-			break;
-		}
-		case 'v':
-			ci.flags |= LLMEM_SESSION_VALIDATION;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
-		}
-	}
-	if (optind != argc) {
-		usage(stderr);
-		return 2;
-	}
+	ret = cli_parse(cmd, argc, argv);
+	if (ret <= 0)
+		return -ret;
+	if (args.device && !cli_parse_uint(args.device, 0, UINT32_MAX, &index))
+		ci.device_index = (uint32_t)index;
+	else
+		ci.device_name = args.device;
+	if (args.validation)
+		ci.flags |= LLMEM_SESSION_VALIDATION;
 	ret = llmem_session_create(&ci, &s);
-	if (ret) {
-		fprintf(stderr, "llmem info: %s: %s\n", llmem_strerror(ret), llmem_last_error());
-		return 1;
-	}
+	if (ret)
+		return cli_fail(cmd, CLI_FAILED, "Vulkan session: %s", llmem_last_error());
 	llmem_session_get_info(s, &info);
-	if (json)
+	if (args.json)
 		print_json(&info);
 	else
 		print_human(&info);
 	llmem_session_destroy(s);
-	return 0;
+	return CLI_OK;
 }
+
+const struct cli_command cmd_info = {
+	.name = "info",
+	.summary = "describe a Vulkan device: memory, limits, capabilities",
+	.description =
+		"Describes a Vulkan device as libllmem sees it: its driver, memory types and\n"
+		"heaps, the memory flag sets a memory can ask for, the limits the\n"
+		"sub-allocator honours, and what the device can share (DMA-BUF export\n"
+		"and import, host pointers, DRM format modifiers, /dev/llmem).",
+	.options = options,
+	.run = run,
+};
