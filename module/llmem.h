@@ -51,13 +51,17 @@ extern atomic_long_t llmem_live_pages;
  * @node: entry in llmem_buffers, under llmem_lock
  * @lock: guards @attachments, @vaddr and the device mapping counts
  * @attachments: the struct llmem_attachment of every attached device
- * @pages: the pages, each zeroed at allocation
+ * @pages: the pages, each zeroed at allocation; for a range, a slice of
+ *         @parent's array
  * @pagecount: number of @pages
+ * @parent: for a range (LLMEM_IOC_EXPORT_RANGE), the buffer that allocated
+ *          @pages, whose DMA-BUF it holds a reference on (a range of a range
+ *          points at the same); NULL for a buffer that allocated its own
  * @vaddr: the kernel mapping while the core holds a vmap, else NULL
  * @device_maps: attachments currently mapped
  * @device_write_maps: those mapped in a direction that lets the device write
  * @cpu_mmaps: user-space VMAs of the buffer
- * @owner: thread group id of the process that allocated it
+ * @owner: thread group id of the process that allocated or exported it
  * @contiguous: @pages are physically contiguous, in order
  */
 struct llmem_buffer {
@@ -67,6 +71,7 @@ struct llmem_buffer {
 	struct list_head attachments;
 	struct page **pages;
 	pgoff_t pagecount;
+	struct llmem_buffer *parent;
 	void *vaddr;
 	unsigned int device_maps;
 	unsigned int device_write_maps;
@@ -137,6 +142,8 @@ int llmem_copy_out(void __user *uarg, const void *data, unsigned int usize,
 struct llmem_buffer *llmem_buffer_of(struct dma_buf *dmabuf);
 long llmem_ioctl_alloc(struct file *file, void *data, void __user *uarg,
 		       unsigned int usize);
+long llmem_ioctl_export_range(struct file *file, void *data,
+			      void __user *uarg, unsigned int usize);
 
 /* llmem_tracker.c */
 int llmem_describe(struct dma_buf *dmabuf, struct llmem_info *info,

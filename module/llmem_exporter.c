@@ -5,7 +5,9 @@
  * Owns struct llmem_buffer and its pages: their allocation (scattered or
  * physically contiguous) against the module's byte cap, the dma_buf_ops an
  * importer calls and the vm_ops of user mappings, which count attachments,
- * device mappings and CPU mappings for the tracker, and LLMEM_IOC_ALLOC.
+ * device mappings and CPU mappings for the tracker, LLMEM_IOC_ALLOC, and
+ * LLMEM_IOC_EXPORT_RANGE, which exports a page range of a buffer as a buffer
+ * of its own over the same pages.
  */
 #include <linux/atomic.h>
 #include <linux/dma-buf.h>
@@ -16,6 +18,7 @@
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/overflow.h>
 #include <linux/scatterlist.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
@@ -276,6 +279,16 @@ static void llmem_free_pages(struct page **pages, pgoff_t count)
 	kvfree(pages);
 }
 
+static void llmem_buffer_free(struct llmem_buffer *buf)
+{
+	mutex_destroy(&buf->lock);
+	kfree(buf);
+}
+
+/*
+ * A range gives back its reference on the buffer whose pages it shares; the
+ * pages go with the last buffer over them.
+ */
 static void llmem_dma_buf_release(struct dma_buf *dmabuf)
 {
 	struct llmem_buffer *buf = dmabuf->priv;
@@ -284,10 +297,13 @@ static void llmem_dma_buf_release(struct dma_buf *dmabuf)
 	list_del(&buf->node);
 	mutex_unlock(&llmem_lock);
 
-	llmem_free_pages(buf->pages, buf->pagecount);
-	atomic_long_sub(buf->pagecount, &llmem_live_pages);
-	mutex_destroy(&buf->lock);
-	kfree(buf);
+	if (buf->parent) {
+		dma_buf_put(buf->parent->dmabuf);
+	} else {
+		llmem_free_pages(buf->pages, buf->pagecount);
+		atomic_long_sub(buf->pagecount, &llmem_live_pages);
+	}
+	llmem_buffer_free(buf);
 }
 
 static const struct dma_buf_ops llmem_dma_buf_ops = {
@@ -379,6 +395,48 @@ static struct page **llmem_alloc_contiguous(pgoff_t count)
 	return pages;
 }
 
+static struct llmem_buffer *llmem_buffer_alloc(pgoff_t count, bool contiguous)
+{
+	struct llmem_buffer *buf;
+
+	buf = kzalloc(sizeof(*buf), GFP_KERNEL);
+	if (!buf)
+		return NULL;
+	mutex_init(&buf->lock);
+	INIT_LIST_HEAD(&buf->attachments);
+	INIT_LIST_HEAD(&buf->node);
+	buf->pagecount = count;
+	buf->owner = task_tgid_nr(current);
+	buf->contiguous = contiguous;
+	return buf;
+}
+
+/*
+ * Exports @buf, its pages in place, with the reservation object @resv (NULL:
+ * one of its own), and lists it for debugfs.
+ */
+static struct dma_buf *llmem_buffer_export(struct llmem_buffer *buf,
+					   struct dma_resv *resv)
+{
+	DEFINE_DMA_BUF_EXPORT_INFO(exp_info);
+	struct dma_buf *dmabuf;
+
+	exp_info.ops = &llmem_dma_buf_ops;
+	exp_info.size = buf->pagecount << PAGE_SHIFT;
+	exp_info.flags = O_RDWR;
+	exp_info.priv = buf;
+	exp_info.resv = resv;
+	dmabuf = dma_buf_export(&exp_info);
+	if (IS_ERR(dmabuf))
+		return dmabuf;
+	buf->dmabuf = dmabuf;
+
+	mutex_lock(&llmem_lock);
+	list_add_tail(&buf->node, &llmem_buffers);
+	mutex_unlock(&llmem_lock);
+	return dmabuf;
+}
+
 /**
  * llmem_buffer_create() - allocate zeroed pages and export them
  * @size: bytes, already rounded to whole pages
@@ -393,7 +451,6 @@ static struct page **llmem_alloc_contiguous(pgoff_t count)
  */
 static struct dma_buf *llmem_buffer_create(u64 size, bool contiguous)
 {
-	DEFINE_DMA_BUF_EXPORT_INFO(exp_info);
 	pgoff_t count = size >> PAGE_SHIFT;
 	struct llmem_buffer *buf;
 	struct dma_buf *dmabuf;
@@ -405,18 +462,11 @@ static struct dma_buf *llmem_buffer_create(u64 size, bool contiguous)
 		goto out_unreserve;
 	}
 
-	buf = kzalloc(sizeof(*buf), GFP_KERNEL);
+	buf = llmem_buffer_alloc(count, contiguous);
 	if (!buf) {
 		ret = -ENOMEM;
 		goto out_unreserve;
 	}
-	mutex_init(&buf->lock);
-	INIT_LIST_HEAD(&buf->attachments);
-	INIT_LIST_HEAD(&buf->node);
-	buf->pagecount = count;
-	buf->owner = task_tgid_nr(current);
-	buf->contiguous = contiguous;
-
 	if (contiguous)
 		buf->pages = llmem_alloc_contiguous(count);
 	else
@@ -426,30 +476,61 @@ static struct dma_buf *llmem_buffer_create(u64 size, bool contiguous)
 		goto out_free_buf;
 	}
 
-	exp_info.ops = &llmem_dma_buf_ops;
-	exp_info.size = size;
-	exp_info.flags = O_RDWR;
-	exp_info.priv = buf;
-	dmabuf = dma_buf_export(&exp_info);
+	dmabuf = llmem_buffer_export(buf, NULL);
 	if (IS_ERR(dmabuf)) {
 		ret = PTR_ERR(dmabuf);
 		goto out_free_pages;
 	}
-	buf->dmabuf = dmabuf;
-
-	mutex_lock(&llmem_lock);
-	list_add_tail(&buf->node, &llmem_buffers);
-	mutex_unlock(&llmem_lock);
 	return dmabuf;
 
 out_free_pages:
 	llmem_free_pages(buf->pages, count);
 out_free_buf:
-	mutex_destroy(&buf->lock);
-	kfree(buf);
+	llmem_buffer_free(buf);
 out_unreserve:
 	atomic_long_sub(count, &llmem_live_pages);
 	return ERR_PTR(ret);
+}
+
+/**
+ * llmem_range_create() - export a page range of an llmem buffer
+ * @src: the buffer the range is taken from, kept alive by the caller
+ * @first: the range's first page in @src
+ * @count: pages in the range, within @src
+ *
+ * The range shares the pages and the reservation object of the buffer that
+ * allocated them and holds a reference on that buffer's DMA-BUF, so the
+ * pages outlive whichever of them is released first.  A range of a range
+ * refers to that buffer directly.  No page is allocated, so nothing counts
+ * against max_bytes.
+ *
+ * Context: process context; takes llmem_lock.
+ * Return: the new DMA-BUF, or an ERR_PTR(): -ENOMEM, or what
+ * dma_buf_export() returns.
+ */
+static struct dma_buf *llmem_range_create(struct llmem_buffer *src,
+					  pgoff_t first, pgoff_t count)
+{
+	struct llmem_buffer *parent = src->parent ?: src;
+	struct llmem_buffer *buf;
+	struct dma_buf *dmabuf;
+
+	buf = llmem_buffer_alloc(count, src->contiguous);
+	if (!buf)
+		return ERR_PTR(-ENOMEM);
+	buf->pages = src->pages + first;
+	buf->parent = parent;
+
+	get_dma_buf(parent->dmabuf);
+	dmabuf = llmem_buffer_export(buf, parent->dmabuf->resv);
+	if (IS_ERR(dmabuf))
+		goto out_put_parent;
+	return dmabuf;
+
+out_put_parent:
+	dma_buf_put(parent->dmabuf);
+	llmem_buffer_free(buf);
+	return dmabuf;
 }
 
 /**
@@ -508,5 +589,79 @@ out_put_fd:
 	put_unused_fd(fd);
 out_put_dmabuf:
 	dma_buf_put(dmabuf);
+	return ret;
+}
+
+/**
+ * llmem_ioctl_export_range() - LLMEM_IOC_EXPORT_RANGE: a range as a DMA-BUF
+ * @file: the open /dev/llmem
+ * @data: the caller's struct llmem_export_range, copied in and zero-extended
+ * @uarg: where it came from, for the copy back
+ * @usize: the size of the caller's struct
+ *
+ * Every input is checked before anything is created.  The fd is reserved
+ * first and installed last, so that a failing copy to user space leaves no
+ * descriptor behind in the caller's table.
+ *
+ * Context: process context; takes llmem_lock.
+ * Return: 0; -EINVAL for unknown flags, a non-zero @out_fd or @pad on input,
+ * an offset or size that is not a multiple of the page size, size 0, a range
+ * that overflows or passes the end of the buffer, or an fd that is not a
+ * DMA-BUF llmem exported; -EBADF for a bad fd; -ENOMEM; -EMFILE or -EFAULT
+ * from the fd table and the copy back.
+ */
+long llmem_ioctl_export_range(struct file *file, void *data,
+			      void __user *uarg, unsigned int usize)
+{
+	struct llmem_export_range *range = data;
+	struct dma_buf *src_dmabuf, *dmabuf;
+	struct llmem_buffer *src;
+	u64 end;
+	int fd, ret;
+
+	if (range->flags & ~LLMEM_EXPORT_RANGE_VALID_FLAGS || range->out_fd ||
+	    range->pad)
+		return -EINVAL;
+	if (!range->size || !PAGE_ALIGNED(range->offset) ||
+	    !PAGE_ALIGNED(range->size) ||
+	    check_add_overflow(range->offset, range->size, &end))
+		return -EINVAL;
+
+	src_dmabuf = dma_buf_get(range->fd);
+	if (IS_ERR(src_dmabuf))
+		return PTR_ERR(src_dmabuf);
+	src = llmem_buffer_of(src_dmabuf);
+	if (!src || end > src_dmabuf->size) {
+		ret = -EINVAL;
+		goto out_put_src;
+	}
+
+	fd = get_unused_fd_flags(O_RDWR |
+				 (range->flags & LLMEM_EXPORT_RANGE_CLOEXEC ?
+				  O_CLOEXEC : 0));
+	if (fd < 0) {
+		ret = fd;
+		goto out_put_src;
+	}
+	dmabuf = llmem_range_create(src, range->offset >> PAGE_SHIFT,
+				    range->size >> PAGE_SHIFT);
+	if (IS_ERR(dmabuf)) {
+		ret = PTR_ERR(dmabuf);
+		goto out_put_fd;
+	}
+	range->out_fd = fd;
+	ret = llmem_copy_out(uarg, range, usize, sizeof(*range));
+	if (ret)
+		goto out_put_dmabuf;
+	fd_install(fd, dmabuf->file);
+	dma_buf_put(src_dmabuf);
+	return 0;
+
+out_put_dmabuf:
+	dma_buf_put(dmabuf);
+out_put_fd:
+	put_unused_fd(fd);
+out_put_src:
+	dma_buf_put(src_dmabuf);
 	return ret;
 }

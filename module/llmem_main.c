@@ -79,6 +79,10 @@ static const struct llmem_ioctl_desc llmem_ioctls[] = {
 		LLMEM_IOC_UNTRACK, sizeof(struct llmem_track),
 		llmem_ioctl_untrack,
 	},
+	[_IOC_NR(LLMEM_IOC_EXPORT_RANGE)] = {
+		LLMEM_IOC_EXPORT_RANGE, sizeof(struct llmem_export_range),
+		llmem_ioctl_export_range,
+	},
 };
 
 /*
@@ -92,6 +96,7 @@ static long llmem_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		struct llmem_alloc alloc;
 		struct llmem_info info;
 		struct llmem_track track;
+		struct llmem_export_range range;
 	} data;
 	const struct llmem_ioctl_desc *desc;
 	unsigned int nr = _IOC_NR(cmd);
