@@ -8,7 +8,7 @@
 #   make check        every test: host, Vulkan, and the VM on both kernels
 #   make module       build llmem.ko (KVER=6.1 by default, 6.12 or a full version)
 #   make vm CMD=...   run CMD in the VM on both kernels with llmem.ko loaded
-#   make lint         checkpatch --strict on module/, clang-format on userspace
+#   make lint         checkpatch --strict and kernel-doc on module/, clang-format on userspace
 #   make tiers        draw lib/'s tiers again into docs/tiers.dot and .svg
 #   make dkms-install copy the module source to /usr/src for dkms
 
