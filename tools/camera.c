@@ -68,15 +68,15 @@ static double median(double *v, uint32_t n)
 static void query_tracker(struct llmem_camera *cam, uint32_t index, struct camera_result *r)
 {
 	struct llmem_dmabuf_state st = { 0 };
-	struct llmem_dmabuf_region region;
-	struct llmem_buffer *buf;
+	int fd;
 
 	r->importer_vmaps = r->importer_attachments = -1;
-	if (llmem_camera_buffer(cam, index, &buf) || llmem_buffer_export(buf, &region))
+	/* On the copy path the camera exports its buffers: it imports none. */
+	if ((r->info.flags & LLMEM_CAMERA_COPY) || llmem_camera_export(cam, index, &fd))
 		return;
-	if (llmem_dmabuf_query(region.fd, &st))
+	if (llmem_dmabuf_query(fd, &st))
 		st.known = 0;
-	close(region.fd);
+	close(fd);
 	if (st.known & LLMEM_DMABUF_KNOWN_VMAPS)
 		r->importer_vmaps = st.vmaps;
 	if (st.known & LLMEM_DMABUF_KNOWN_ATTACHMENTS)
@@ -203,7 +203,7 @@ void camera_print_summary(FILE *f, const struct camera_options *o, const struct 
 		"{\n  \"device\": \"%s\",\n  \"driver\": \"%s\",\n  \"format\": \"%.4s\",\n"
 		"  \"width\": %u,\n  \"height\": %u,\n  \"bytesperline\": %u,\n"
 		"  \"sizeimage\": %u,\n  \"path\": \"%s\",\n  \"backend\": \"%s\",\n"
-		"  \"contiguous\": %s,\n  \"buffers\": %u,\n"
+		"  \"contiguous\": %s,\n  \"buffers\": %u,\n  \"frames_per_page\": %u,\n"
 		"  \"frames\": %u,\n  \"seconds\": %.3f,\n  \"fps\": %.2f,\n"
 		"  \"cpu_us_per_frame\": {\"median\": %.1f, \"min\": %.1f, \"max\": %.1f},\n"
 		"  \"convert_us_per_frame\": %.1f,\n  \"bytes_copied_per_frame\": %llu,\n"
@@ -212,11 +212,12 @@ void camera_print_summary(FILE *f, const struct camera_options *o, const struct 
 		i->device, i->driver, (const char *)&i->format.fourcc, i->format.width,
 		i->format.height, i->format.bytesperline, i->format.sizeimage,
 		copy ? "copy" : "zero-copy", copy ? "copy" : llmem_backend_name(i->backend),
-		i->flags & LLMEM_CAMERA_CONTIGUOUS ? "true" : "false", i->buffers, r->frames,
-		r->seconds, r->seconds > 0 ? r->frames / r->seconds : 0.0, r->cpu_us_median,
-		r->cpu_us_min, r->cpu_us_max, r->convert_us_median,
-		(unsigned long long)r->bytes_copied_per_frame, (long long)r->importer_vmaps,
-		(long long)r->importer_attachments, (long long)r->validation_messages);
+		i->flags & LLMEM_CAMERA_CONTIGUOUS ? "true" : "false", i->buffers,
+		i->frames_per_page, r->frames, r->seconds,
+		r->seconds > 0 ? r->frames / r->seconds : 0.0, r->cpu_us_median, r->cpu_us_min,
+		r->cpu_us_max, r->convert_us_median, (unsigned long long)r->bytes_copied_per_frame,
+		(long long)r->importer_vmaps, (long long)r->importer_attachments,
+		(long long)r->validation_messages);
 }
 
 int camera_write_summary(const char *path, const struct camera_options *o,

@@ -139,14 +139,53 @@ int llmem_memory_export_page_opaque_fd(struct llmem_memory *memory, uint32_t pag
 int llmem_buffer_export(struct llmem_buffer *buffer, struct llmem_dmabuf_region *out);
 
 /**
+ * llmem_buffer_export_range() - a buffer as a DMA-BUF of its own, whose
+ * first byte is the buffer's: {fd, 0, size}.
+ *
+ * V4L2 takes no offset into a capture DMA-BUF, so frames sub-allocated in
+ * one page reach a camera each as a DMA-BUF over its own bytes of the page
+ * (llmem.ko's LLMEM_IOC_EXPORT_RANGE): they share the page's memory, and
+ * llmem.ko tracks each fd as a buffer of its own.  The buffer must start at
+ * a multiple of 4096 in its page (llmem_buffer_create_info.alignment); the
+ * DMA-BUF covers the whole pages its bytes touch, so @out->size is the
+ * buffer's size rounded up to 4096.
+ *
+ * Return: 0; -EINVAL for NULL arguments or a buffer that does not start at
+ * a multiple of 4096; -ENOTSUP for a memory that is not shared or whose
+ * pages are not llmem.ko's (backends llmem-dmabuf and llmem-host-pointer,
+ * or imports of llmem.ko's DMA-BUFs); -ENODEV without /dev/llmem; the
+ * ioctl's errno otherwise.
+ */
+int llmem_buffer_export_range(struct llmem_buffer *buffer, struct llmem_dmabuf_region *out);
+
+/* Flags of llmem_buffer_export_frame(). */
+enum llmem_export_flags {
+	/* The frame in a DMA-BUF of the buffer's own (as
+	 * llmem_buffer_export_range() makes it), offsets counted from the
+	 * buffer's first byte; without it, the page's DMA-BUF, offsets counted
+	 * from the page's. */
+	LLMEM_EXPORT_RANGE = 1u << 0,
+	/* For an importer that takes no offset into a DMA-BUF (V4L2 capture):
+	 * the frame's first plane must start at the fd's first byte, -EINVAL
+	 * otherwise. */
+	LLMEM_EXPORT_NO_OFFSET = 1u << 1,
+};
+
+/**
  * llmem_buffer_export_frame() - a frame laid out in a buffer, for importers.
  * @layout: where the frame lies in @buffer (llmem_frame_layout_init()).
+ * @flags: enum llmem_export_flags; 0 for the page's DMA-BUF and the frame's
+ *	offsets in it, what DRM/KMS (drmModeAddFB2) and codecs that take an
+ *	offset want.
  *
- * Return: 0; -EINVAL for NULL arguments or a layout that does not fit the
- * buffer; -ENOTSUP when the buffer's memory is not shared.
+ * Return: 0; -EINVAL for NULL arguments, unknown flags, a layout that does
+ * not fit the buffer, or with LLMEM_EXPORT_NO_OFFSET a frame that does not
+ * start at the fd's first byte (the message says where it starts); the
+ * errors of llmem_buffer_export_range() with LLMEM_EXPORT_RANGE; -ENOTSUP
+ * when the buffer's memory is not shared.
  */
 int llmem_buffer_export_frame(struct llmem_buffer *buffer, const struct llmem_frame_layout *layout,
-			      struct llmem_dmabuf_frame *out);
+			      uint32_t flags, struct llmem_dmabuf_frame *out);
 
 /* Directions for llmem_buffer_begin_cpu_access(), as DMA_BUF_SYNC_*. */
 enum llmem_cpu_access {
