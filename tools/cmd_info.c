@@ -33,6 +33,8 @@ static const struct {
 	{ LLMEM_CAP_DRM_FORMAT_MODIFIERS, "drm_format_modifiers" },
 	{ LLMEM_CAP_LLMEM_DEVICE, "llmem_device" },
 	{ LLMEM_CAP_QUEUE_FAMILY_FOREIGN, "queue_family_foreign" },
+	{ LLMEM_CAP_SYNC_FD_EXPORT, "sync_fd_export" },
+	{ LLMEM_CAP_SYNC_FD_IMPORT, "sync_fd_import" },
 };
 
 static const char *const device_types[] = { "other", "integrated-gpu", "discrete-gpu",

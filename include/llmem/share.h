@@ -274,6 +274,68 @@ struct llmem_dmabuf_state {
 	char name[LLMEM_DMABUF_NAME_LEN];
 };
 
+/*
+ * Explicit sync: a DMA-BUF carries the fences of the work that reads and
+ * writes it (its reservation object).  The calls below turn them into a
+ * sync_file for whoever must wait (export), and add a sync_file of the
+ * caller's to them before the buffer is handed on (import), through
+ * DMA_BUF_IOCTL_EXPORT_SYNC_FILE and DMA_BUF_IOCTL_IMPORT_SYNC_FILE (Linux
+ * 6.0 and later).  Queues wait for and signal sync_files in transfer.h.
+ */
+
+/* What the access a fence is exported for or imported as is. */
+enum llmem_sync_access {
+	/* Export: the fences a reader must wait for (those of writers).
+	 * Import: the fence of a reader. */
+	LLMEM_SYNC_READ = 1u << 0,
+	/* Export: the fences a writer must wait for (all of them).
+	 * Import: the fence of a writer. */
+	LLMEM_SYNC_WRITE = 1u << 1,
+};
+
+/**
+ * llmem_dmabuf_export_sync_file() - the fences of DMA-BUF @dmabuf that an
+ * access of @access must wait for, as one sync_file.
+ * @dmabuf: any DMA-BUF; it stays the caller's.
+ * @access: enum llmem_sync_access bits, at least one.
+ * @fd: receives a new close-on-exec sync_file, the caller's.  It is
+ *	signalled already when there is nothing to wait for.
+ *
+ * Return: 0; -EINVAL for NULL @fd, no or unknown @access bits, or a
+ * @dmabuf that is not a DMA-BUF (or a kernel older than 6.0); -EBADF for
+ * one that is not open; the ioctl's errno otherwise.
+ */
+int llmem_dmabuf_export_sync_file(int dmabuf, uint32_t access, int *fd);
+
+/**
+ * llmem_dmabuf_import_sync_file() - add the fence of sync_file @fd to
+ * DMA-BUF @dmabuf as the fence of a reader or a writer (@access: exactly
+ * one of LLMEM_SYNC_READ, LLMEM_SYNC_WRITE).  Both fds stay the caller's.
+ *
+ * Importers that sync implicitly (a display, a camera, mmap with
+ * DMA_BUF_IOCTL_SYNC) then wait for it.
+ *
+ * Return: 0; -EINVAL for bad @access bits, a @dmabuf that is not a DMA-BUF
+ * or an @fd that is not a sync_file; -EBADF for an fd that is not open;
+ * the ioctl's errno otherwise.
+ */
+int llmem_dmabuf_import_sync_file(int dmabuf, uint32_t access, int fd);
+
+/* The same for the DMA-BUF of @buffer's page.  -ENOTSUP for a buffer of a
+ * memory with no DMA-BUF behind its pages (not shared, wrapped host memory,
+ * opaque fds). */
+int llmem_buffer_export_sync_file(struct llmem_buffer *buffer, uint32_t access, int *fd);
+int llmem_buffer_import_sync_file(struct llmem_buffer *buffer, uint32_t access, int fd);
+
+/**
+ * llmem_sync_file_wait() - wait until sync_file @fd has signalled.
+ * @timeout_ms: 0 to poll, negative to wait for as long as it takes.
+ *
+ * Return: 0 when signalled; -ETIMEDOUT; -EINVAL for an fd that is not a
+ * sync_file; -EBADF for one that is not open.
+ */
+int llmem_sync_file_wait(int fd, int timeout_ms);
+
 /**
  * llmem_dmabuf_query() - ask llmem.ko who holds a DMA-BUF and how.
  * @fd: any DMA-BUF the caller holds (llmem's own pages, Vulkan's exports,

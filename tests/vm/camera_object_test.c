@@ -123,7 +123,7 @@ static int worst_channel(const uint8_t *rgba, const uint8_t *ref,
 }
 
 /* What the info reports is what the driver agreed to and the path chose. */
-TEST_F(camera_object, info_describes_the_stream)
+TEST_F_TIMEOUT(camera_object, info_describes_the_stream, 240)
 {
 	struct llmem_camera_info info;
 	struct llmem_camera *cam;
@@ -265,8 +265,58 @@ TEST_F_TIMEOUT(camera_object, frames_one_at_a_time, 240)
 	llmem_camera_close(NULL);
 }
 
+/*
+ * What needs no frames: arguments, finding the device, the layout of a
+ * format.  The same camera setup without the reference capture.
+ */
+FIXTURE(camera_args)
+{
+	char path[32];
+	struct llmem_session *s;
+	struct llmem_v4l2_format vf;
+	struct llmem_camera_create_info ci;
+};
+
+FIXTURE_VARIANT(camera_args)
+{
+	uint32_t fourcc;
+};
+
+FIXTURE_VARIANT_ADD(camera_args, yuyv){
+	.fourcc = V4L2_PIX_FMT_YUYV,
+};
+
+FIXTURE_VARIANT_ADD(camera_args, nv12){
+	.fourcc = V4L2_PIX_FMT_NV12,
+};
+
+FIXTURE_SETUP(camera_args)
+{
+	struct llmem_v4l2 *dev;
+
+	ASSERT_EQ(vivid_capture_path(0, self->path, sizeof(self->path)), 0);
+	VK_TEST_SESSION(self->s);
+	ASSERT_EQ(llmem_v4l2_open(self->path, &dev), 0);
+	ASSERT_EQ(llmem_v4l2_set_input(dev, 0), 0);
+	ASSERT_EQ(llmem_v4l2_set_format(dev, variant->fourcc, 640, 480, &self->vf), 0);
+	llmem_v4l2_close(dev);
+	self->ci = (struct llmem_camera_create_info){
+		.device = self->path,
+		.fourcc = variant->fourcc,
+		.width = 640,
+		.height = 480,
+		.buffers = NBUFS,
+		.flags = LLMEM_CAMERA_INPUT,
+	};
+}
+
+FIXTURE_TEARDOWN(camera_args)
+{
+	VK_TEST_SESSION_END(self->s);
+}
+
 /* Bad choices fail before the device is touched, each with its message. */
-TEST_F(camera_object, bad_create_info)
+TEST_F_TIMEOUT(camera_args, bad_create_info, 120)
 {
 	struct llmem_camera_create_info ci = self->ci;
 	struct llmem_camera *cam = (struct llmem_camera *)1;
@@ -318,7 +368,7 @@ TEST_F(camera_object, bad_create_info)
 
 /* With no device named, the camera takes the first capture node that
  * imports DMA-BUFs: vivid's first instance in the rig. */
-TEST_F(camera_object, finds_a_capture_device)
+TEST_F_TIMEOUT(camera_args, finds_a_capture_device, 120)
 {
 	struct llmem_camera_create_info ci = self->ci;
 	struct llmem_camera_info info;
@@ -337,7 +387,7 @@ TEST_F(camera_object, finds_a_capture_device)
 }
 
 /* The layout of a V4L2 format follows the driver's pitch and frame size. */
-TEST_F(camera_object, format_layout)
+TEST_F_TIMEOUT(camera_args, format_layout, 120)
 {
 	struct llmem_frame_layout l;
 

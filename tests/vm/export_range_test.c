@@ -60,7 +60,7 @@ FIXTURE_TEARDOWN(export_range)
 }
 
 /* A range is the buffer's bytes, whole pages, written and read both ways. */
-TEST_F(export_range, range_is_the_buffers_bytes)
+TEST_F_TIMEOUT(export_range, range_is_the_buffers_bytes, 120)
 {
 	struct llmem_dmabuf_region r;
 	struct llmem_allocation al;
@@ -96,7 +96,7 @@ TEST_F(export_range, range_is_the_buffers_bytes)
 }
 
 /* Each buffer of a page gets its own DMA-BUF; the page's fd is another. */
-TEST_F(export_range, ranges_of_one_page_are_apart)
+TEST_F_TIMEOUT(export_range, ranges_of_one_page_are_apart, 120)
 {
 	struct llmem_dmabuf_region ra, rb, page;
 	struct llmem_dmabuf_state st;
@@ -117,7 +117,7 @@ TEST_F(export_range, ranges_of_one_page_are_apart)
 
 /* A buffer that does not start on a page, or memory that is not llmem.ko's,
  * has no range; the message says why. */
-TEST_F(export_range, refused_where_it_cannot_be)
+TEST_F_TIMEOUT(export_range, refused_where_it_cannot_be, 120)
 {
 	struct llmem_memory_create_info plain_ci = { .flags = LLMEM_MEMORY_HOST_VISIBLE };
 	struct llmem_buffer *odd, *after, *plain_buf;
@@ -152,7 +152,7 @@ TEST_F(export_range, refused_where_it_cannot_be)
 }
 
 /* Vulkan's own DMA-BUF pages cannot be cut: 6.12, where it exports them. */
-TEST_F(export_range, vulkan_dmabuf_pages_have_no_range)
+TEST_F_TIMEOUT(export_range, vulkan_dmabuf_pages_have_no_range, 120)
 {
 	struct llmem_memory_create_info ci = {
 		.sharing = LLMEM_SHARING_DMABUF,
@@ -178,7 +178,7 @@ TEST_F(export_range, vulkan_dmabuf_pages_have_no_range)
 }
 
 /* A frame for importers that take an offset, and for those that take none. */
-TEST_F(export_range, frame_with_and_without_offset)
+TEST_F_TIMEOUT(export_range, frame_with_and_without_offset, 120)
 {
 	struct llmem_frame_layout l;
 	struct llmem_dmabuf_frame f;
