@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -10,6 +11,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <drm/drm.h>
 #include <linux/videodev2.h>
 
 #include "test_util.h"
@@ -190,4 +192,59 @@ int all_zero(const void *p, size_t n)
 		if (b[i])
 			return 0;
 	return 1;
+}
+
+int video_nodes_of(const char *driver, char (*paths)[32], int max)
+{
+	DIR *dev = opendir("/dev");
+	struct dirent *e;
+	int n = 0;
+
+	if (!dev)
+		return -errno;
+	while (n < max && (e = readdir(dev))) {
+		struct v4l2_capability cap = { 0 };
+		int fd;
+
+		if (strncmp(e->d_name, "video", 5))
+			continue;
+		snprintf(paths[n], sizeof(paths[n]), "/dev/%s", e->d_name);
+		fd = open(paths[n], O_RDWR | O_NONBLOCK | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		if (xioctl(fd, VIDIOC_QUERYCAP, &cap) == 0 &&
+		    strncmp((const char *)cap.driver, driver, sizeof(cap.driver)) == 0)
+			n++;
+		close(fd);
+	}
+	closedir(dev);
+	return n;
+}
+
+int drm_card_of(const char *driver)
+{
+	DIR *dri = opendir("/dev/dri");
+	struct dirent *e;
+	int found = -ENODEV;
+
+	if (!dri)
+		return -ENODEV;
+	while (found < 0 && (e = readdir(dri))) {
+		char path[300], name[32] = { 0 };
+		struct drm_version v = { .name = name, .name_len = sizeof(name) - 1 };
+		int fd;
+
+		if (strncmp(e->d_name, "card", 4))
+			continue;
+		snprintf(path, sizeof(path), "/dev/dri/%s", e->d_name);
+		fd = open(path, O_RDWR | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		if (xioctl(fd, DRM_IOCTL_VERSION, &v) == 0 && !strcmp(name, driver))
+			found = fd;
+		else
+			close(fd);
+	}
+	closedir(dri);
+	return found;
 }

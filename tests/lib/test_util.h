@@ -58,4 +58,17 @@ int vivid_capture_path(int nth, char *path, size_t len);
  */
 int vivid_static_pattern(const char *path);
 
+/*
+ * Fills @paths with the /dev/video* nodes whose VIDIOC_QUERYCAP driver is
+ * @driver, up to @max of them, in no particular order: the number found, or
+ * -errno when /dev cannot be read.
+ */
+int video_nodes_of(const char *driver, char (*paths)[32], int max);
+
+/*
+ * Opens the /dev/dri/card* whose DRM driver (DRM_IOCTL_VERSION) is @driver;
+ * -ENODEV when there is none.
+ */
+int drm_card_of(const char *driver);
+
 #endif
