@@ -141,11 +141,7 @@ static const struct cli_option options[] = {
 	  .type = CLI_FLAG,
 	  .value = &args.json,
 	  .help = "print the summary as JSON on stdout (schema in docs/cli.md)" },
-	{ .name = "quiet",
-	  .short_name = 'q',
-	  .type = CLI_FLAG,
-	  .value = &args.quiet,
-	  .help = "print nothing but errors" },
+	CLI_OPTION_QUIET(&args.quiet, "print nothing but errors"),
 	{ 0 },
 };
 

@@ -164,11 +164,7 @@ static struct {
 } args;
 
 static const struct cli_option options[] = {
-	{ .name = "json",
-	  .short_name = 'j',
-	  .type = CLI_FLAG,
-	  .value = &args.json,
-	  .help = "print one JSON object (schema in docs/cli.md)" },
+	CLI_OPTION_JSON(&args.json),
 	{ .name = "device",
 	  .short_name = 'd',
 	  .type = CLI_STRING,
