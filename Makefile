@@ -7,6 +7,8 @@
 #   make demo         the zero-copy camera demo in the 6.12 VM (KVER=6.1 for 6.1)
 #   make check        every test: host, Vulkan, and the VM on both kernels
 #   make module       build llmem.ko (KVER=6.1 by default, 6.12 or a full version)
+#   make fuzz         the long fuzz runs: a million /dev/llmem calls in the VM
+#                     on each kernel (FUZZ_CALLS, FUZZ_SEED to change them)
 #   make vm CMD=...   run CMD in the VM on both kernels with llmem.ko and the
 #                     test drivers (scripts/build-test-drivers) loaded
 #   make lint         checkpatch --strict and kernel-doc on module/, clang-format on userspace
@@ -16,8 +18,10 @@
 BUILD ?= build
 KVER ?=
 KERNELS ?= 6.1 6.12
+FUZZ_CALLS ?= 1000000
+FUZZ_SEED ?=
 
-.PHONY: all setup demo check module vm lint tiers dkms-install clean
+.PHONY: all setup demo check fuzz module vm lint tiers dkms-install clean
 
 all: $(BUILD)/build.ninja
 	ninja -C $(BUILD)
@@ -43,6 +47,16 @@ vm: all
 		tests/vm/run --kernel $$k --module vgem --test-drivers \
 			--module $(BUILD)/module/$$(tests/vm/kernel-version $$k)/llmem.ko \
 			-- sh -c '$(CMD)' || exit 1; \
+	done
+
+fuzz: all
+	@for k in $(KERNELS); do \
+		scripts/build-module $$k >/dev/null && \
+		tests/vm/run --kernel $$k --module 'vivid:n_devs=3 allocators=0,0,1' \
+			--module $(BUILD)/module/$$(tests/vm/kernel-version $$k)/llmem.ko \
+			--timeout 7200 -- sh -c 'LLMEM_FUZZ_CALLS=$(FUZZ_CALLS) \
+			LLMEM_FUZZ_SEED=$(FUZZ_SEED) $(BUILD)/tests/module_uapi_fuzz_test && \
+			tests/module/unload-check' || exit 1; \
 	done
 
 lint:
