@@ -131,7 +131,7 @@ int llmem_buffer_get_allocation(const struct llmem_buffer *buffer,
  *
  * Maps the buffer's page if no object of it is mapped yet; maps nest, each
  * needs its unmap.  Return: 0; -EINVAL for NULL; -EPERM when the memory is
- * not host visible; -EIO when vkMapMemory fails.
+ * not host visible; -ENOMEM or -EIO when vkMapMemory fails.
  */
 int llmem_buffer_map(struct llmem_buffer *buffer, void **ptr);
 

@@ -70,7 +70,8 @@ struct llmem_session_create_info {
  *
  * Return: 0; -EINVAL for a NULL @out or unknown flags; -ENODEV when no
  * device matches; -ENOTSUP when validation was asked for and the layer is
- * not installed; -EIO for a Vulkan failure (named in llmem_last_error()).
+ * not installed; -ENOMEM; -EIO for another Vulkan failure (named in
+ * llmem_last_error()).
  */
 int llmem_session_create(const struct llmem_session_create_info *info, struct llmem_session **out);
 

@@ -146,7 +146,7 @@ static int create_instance(struct llmem_session *s, const struct llmem_session_c
 
 	r = vkCreateInstance(&ici, NULL, &s->instance);
 	if (r != VK_SUCCESS)
-		return llmem_error(-EIO, "vkCreateInstance: %s", llmem_vk_result_name(r));
+		return llmem_vk_error(r, "vkCreateInstance");
 	if (!validation)
 		return 0;
 	create_messenger = (PFN_vkCreateDebugUtilsMessengerEXT)vkGetInstanceProcAddr(
@@ -155,8 +155,7 @@ static int create_instance(struct llmem_session *s, const struct llmem_session_c
 		return llmem_error(-EIO, "vkCreateDebugUtilsMessengerEXT is missing");
 	r = create_messenger(s->instance, &messenger_ci, NULL, &s->messenger);
 	if (r != VK_SUCCESS)
-		return llmem_error(-EIO, "vkCreateDebugUtilsMessengerEXT: %s",
-				   llmem_vk_result_name(r));
+		return llmem_vk_error(r, "vkCreateDebugUtilsMessengerEXT");
 	return 0;
 }
 
@@ -169,7 +168,7 @@ static int pick_device(struct llmem_session *s, uint32_t index, const char *name
 
 	r = vkEnumeratePhysicalDevices(s->instance, &n, NULL);
 	if (r != VK_SUCCESS)
-		return llmem_error(-EIO, "vkEnumeratePhysicalDevices: %s", llmem_vk_result_name(r));
+		return llmem_vk_error(r, "vkEnumeratePhysicalDevices");
 	if (n == 0)
 		return llmem_error(-ENODEV, "no Vulkan device");
 	devs = calloc(n, sizeof(*devs));
@@ -177,7 +176,7 @@ static int pick_device(struct llmem_session *s, uint32_t index, const char *name
 		return llmem_error(-ENOMEM, "out of memory");
 	r = vkEnumeratePhysicalDevices(s->instance, &n, devs);
 	if (r != VK_SUCCESS && r != VK_INCOMPLETE) {
-		ret = llmem_error(-EIO, "vkEnumeratePhysicalDevices: %s", llmem_vk_result_name(r));
+		ret = llmem_vk_error(r, "vkEnumeratePhysicalDevices");
 		goto out_free_devs;
 	}
 	if (name) {
@@ -359,16 +358,14 @@ static int create_device(struct llmem_session *s)
 
 	r = vkEnumerateDeviceExtensionProperties(s->physical, NULL, &n, NULL);
 	if (r != VK_SUCCESS)
-		return llmem_error(-EIO, "vkEnumerateDeviceExtensionProperties: %s",
-				   llmem_vk_result_name(r));
+		return llmem_vk_error(r, "vkEnumerateDeviceExtensionProperties");
 	exts = calloc(n ? n : 1, sizeof(*exts));
 	if (!exts)
 		return llmem_error(-ENOMEM, "out of memory");
 	r = vkEnumerateDeviceExtensionProperties(s->physical, NULL, &n, exts);
 	if (r != VK_SUCCESS && r != VK_INCOMPLETE) {
 		free(exts);
-		return llmem_error(-EIO, "vkEnumerateDeviceExtensionProperties: %s",
-				   llmem_vk_result_name(r));
+		return llmem_vk_error(r, "vkEnumerateDeviceExtensionProperties");
 	}
 	for (size_t i = 0; i < N_OPTIONAL; i++)
 		enabled[i] = ext_in(exts, n, optional_extensions[i]);
@@ -401,7 +398,7 @@ static int create_device(struct llmem_session *s)
 	};
 	r = vkCreateDevice(s->physical, &dci, NULL, &s->device);
 	if (r != VK_SUCCESS)
-		return llmem_error(-EIO, "vkCreateDevice: %s", llmem_vk_result_name(r));
+		return llmem_vk_error(r, "vkCreateDevice");
 	vkGetDeviceQueue(s->device, s->queue_family, 0, &s->queue);
 	describe(s, enabled);
 	return 0;

@@ -40,10 +40,13 @@ const char *llmem_vk_result_name(VkResult r)
 	}
 }
 
+int llmem_vk_errno(VkResult r)
+{
+	return r == VK_ERROR_OUT_OF_HOST_MEMORY || r == VK_ERROR_OUT_OF_DEVICE_MEMORY ? -ENOMEM
+										      : -EIO;
+}
+
 int llmem_vk_error(VkResult r, const char *what)
 {
-	int err = r == VK_ERROR_OUT_OF_HOST_MEMORY || r == VK_ERROR_OUT_OF_DEVICE_MEMORY ? -ENOMEM
-											 : -EIO;
-
-	return llmem_error(err, "%s: %s", what, llmem_vk_result_name(r));
+	return llmem_error(llmem_vk_errno(r), "%s: %s", what, llmem_vk_result_name(r));
 }

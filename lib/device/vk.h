@@ -10,6 +10,9 @@
 /* The VkResult's name, for messages. */
 const char *llmem_vk_result_name(VkResult r);
 
+/* -ENOMEM for the out-of-memory results, -EIO for the others. */
+int llmem_vk_errno(VkResult r);
+
 /*
  * Records "@what: VK_ERROR_..." for llmem_last_error() and returns -ENOMEM
  * for the out-of-memory results, -EIO for the others.

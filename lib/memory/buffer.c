@@ -95,7 +95,7 @@ LLMEM_PUBLIC int llmem_buffer_create(struct llmem_memory *m,
 		goto out_destroy_buffer;
 	r = llmem_memory_bind(m, b->obj.alloc.page, b->obj.alloc.offset, b->vk, VK_NULL_HANDLE);
 	if (r != VK_SUCCESS) {
-		ret = llmem_error(-EIO, "vkBindBufferMemory: %s", llmem_vk_result_name(r));
+		ret = llmem_vk_error(r, "vkBindBufferMemory");
 		goto out_release;
 	}
 	/* The pool records the size with the driver's rounding; callers see theirs. */
@@ -237,7 +237,7 @@ LLMEM_PUBLIC int llmem_buffer_create_sub(struct llmem_buffer *parent, uint64_t o
 	}
 	r = llmem_memory_bind(m, parent->obj.alloc.page, at, b->vk, VK_NULL_HANDLE);
 	if (r != VK_SUCCESS) {
-		ret = llmem_error(-EIO, "vkBindBufferMemory: %s", llmem_vk_result_name(r));
+		ret = llmem_vk_error(r, "vkBindBufferMemory");
 		goto out_destroy_buffer;
 	}
 	b->obj.alloc.page = parent->obj.alloc.page;

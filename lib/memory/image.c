@@ -123,8 +123,7 @@ static int check_format(struct llmem_session *s, const struct llmem_image *img,
 		return llmem_error(-ENOTSUP, "image: the device has no format %d for usage 0x%x",
 				   img->format, img->usage);
 	if (r != VK_SUCCESS)
-		return llmem_error(-EIO, "vkGetPhysicalDeviceImageFormatProperties2: %s",
-				   llmem_vk_result_name(r));
+		return llmem_vk_error(r, "vkGetPhysicalDeviceImageFormatProperties2");
 	if (img->width > max->width || img->height > max->height || img->depth > max->depth)
 		return llmem_error(-ENOTSUP, "image: %ux%ux%u exceeds the device's %ux%ux%u",
 				   img->depth, img->height, img->width, max->depth, max->height,
@@ -212,7 +211,7 @@ LLMEM_PUBLIC int llmem_image_create(struct llmem_memory *m,
 	};
 	r = vkCreateImage(s->device, &ci, NULL, &img->vk);
 	if (r != VK_SUCCESS) {
-		ret = llmem_error(-EIO, "vkCreateImage: %s", llmem_vk_result_name(r));
+		ret = llmem_vk_error(r, "vkCreateImage");
 		goto out_free;
 	}
 	vkGetImageMemoryRequirements(s->device, img->vk, &req);
@@ -222,7 +221,7 @@ LLMEM_PUBLIC int llmem_image_create(struct llmem_memory *m,
 	r = llmem_memory_bind(m, img->obj.alloc.page, img->obj.alloc.offset, VK_NULL_HANDLE,
 			      img->vk);
 	if (r != VK_SUCCESS) {
-		ret = llmem_error(-EIO, "vkBindImageMemory: %s", llmem_vk_result_name(r));
+		ret = llmem_vk_error(r, "vkBindImageMemory");
 		goto out_release;
 	}
 	img->first_use.image = img->vk;

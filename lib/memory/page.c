@@ -21,8 +21,9 @@ int llmem_memory_page_map_locked(struct llmem_memory *m, uint32_t page, void **p
 		r = vkMapMemory(m->session->device, p->vk, 0, VK_WHOLE_SIZE, 0, &p->map);
 		if (r != VK_SUCCESS) {
 			p->map = NULL;
-			return llmem_error(-EIO, "memory '%s': vkMapMemory of page %u: %s", m->name,
-					   page, llmem_vk_result_name(r));
+			return llmem_error(llmem_vk_errno(r),
+					   "memory '%s': vkMapMemory of page %u: %s", m->name, page,
+					   llmem_vk_result_name(r));
 		}
 	}
 	p->map_count++;

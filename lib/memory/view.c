@@ -108,12 +108,12 @@ LLMEM_PUBLIC int llmem_image_view_create(struct llmem_image *img,
 
 	r = vkCreateImageView(s->device, &ci, NULL, &v->vk);
 	if (r != VK_SUCCESS) {
-		ret = llmem_error(-EIO, "vkCreateImageView: %s", llmem_vk_result_name(r));
+		ret = llmem_vk_error(r, "vkCreateImageView");
 		goto out_free;
 	}
 	r = vkCreateSampler(s->device, &sci, NULL, &v->sampler);
 	if (r != VK_SUCCESS) {
-		ret = llmem_error(-EIO, "vkCreateSampler: %s", llmem_vk_result_name(r));
+		ret = llmem_vk_error(r, "vkCreateSampler");
 		goto out_destroy_view;
 	}
 	atomic_fetch_add(&img->views, 1);
