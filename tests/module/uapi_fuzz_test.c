@@ -21,7 +21,6 @@
  * seed replays every thread's calls; the interleaving across threads is the
  * scheduler's: LLMEM_FUZZ_THREADS=1 replays a run exactly.
  */
-#define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
