@@ -159,6 +159,7 @@ static int recv_header(int sock, struct wire_header *hdr, int *fd)
 		.msg_controllen = sizeof(control.buf),
 	};
 	struct cmsghdr *cmsg;
+	size_t fds = 0;
 	ssize_t n;
 	int ret;
 
@@ -170,10 +171,29 @@ static int recv_header(int sock, struct wire_header *hdr, int *fd)
 		return llmem_error(-errno, "receive page: recvmsg: %s", strerror(errno));
 	if (n == 0)
 		return llmem_error(-ECONNRESET, "receive page: the peer closed the socket");
-	cmsg = CMSG_FIRSTHDR(&msg);
-	if (cmsg && cmsg->cmsg_level == SOL_SOCKET && cmsg->cmsg_type == SCM_RIGHTS &&
-	    cmsg->cmsg_len == CMSG_LEN(sizeof(int)))
-		memcpy(fd, CMSG_DATA(cmsg), sizeof(int));
+	/*
+	 * The control buffer has room for two fds: a peer that sends more than
+	 * one still has them installed in our table, and each must be closed.
+	 */
+	for (cmsg = CMSG_FIRSTHDR(&msg); cmsg; cmsg = CMSG_NXTHDR(&msg, cmsg)) {
+		size_t count;
+
+		if (cmsg->cmsg_level != SOL_SOCKET || cmsg->cmsg_type != SCM_RIGHTS)
+			continue;
+		count = (cmsg->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (size_t i = 0; i < count; i++) {
+			int got;
+
+			memcpy(&got, CMSG_DATA(cmsg) + i * sizeof(int), sizeof(int));
+			if (*fd < 0)
+				*fd = got;
+			else
+				close(got);
+			fds++;
+		}
+	}
+	if (fds > 1 || msg.msg_flags & MSG_CTRUNC)
+		return llmem_error(-EPROTO, "receive page: more than one fd in the message");
 	if ((size_t)n < sizeof(*hdr)) {
 		ret = recv_exact(sock, (char *)hdr + n, sizeof(*hdr) - (size_t)n);
 		if (ret)
