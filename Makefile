@@ -7,8 +7,9 @@
 #   make demo         the zero-copy camera demo in the 6.12 VM (KVER=6.1 for 6.1)
 #   make check        every test: host, Vulkan, and the VM on both kernels
 #   make module       build llmem.ko (KVER=6.1 by default, 6.12 or a full version)
-#   make fuzz         the long fuzz runs: a million /dev/llmem calls in the VM
-#                     on each kernel (FUZZ_CALLS, FUZZ_SEED to change them)
+#   make fuzz         the long fuzz runs: each libFuzzer target for
+#                     FUZZ_SECONDS (600), then a million /dev/llmem calls in
+#                     the VM on each kernel (FUZZ_CALLS, FUZZ_SEED)
 #   make vm CMD=...   run CMD in the VM on both kernels with llmem.ko and the
 #                     test drivers (scripts/build-test-drivers) loaded
 #   make lint         checkpatch --strict and kernel-doc on module/, clang-format on userspace
@@ -20,6 +21,7 @@ KVER ?=
 KERNELS ?= 6.1 6.12
 FUZZ_CALLS ?= 1000000
 FUZZ_SEED ?=
+FUZZ_SECONDS ?= 600
 
 .PHONY: all setup demo check fuzz module vm lint tiers dkms-install clean
 
@@ -50,6 +52,7 @@ vm: all
 	done
 
 fuzz: all
+	tests/fuzz/run --build $(BUILD) --seconds $(FUZZ_SECONDS)
 	@for k in $(KERNELS); do \
 		scripts/build-module $$k >/dev/null && \
 		tests/vm/run --kernel $$k --module 'vivid:n_devs=3 allocators=0,0,1' \
