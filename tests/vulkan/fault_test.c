@@ -288,8 +288,8 @@ static const struct op ops[] = {
 	{ "llmem_buffer_map", run_map, undo_map },
 };
 
-/* Every create and map call, every failure point of each kind. */
-TEST_F(fault, create_and_map)
+/* Every create and map call, every failure point of each kind; slow under TCG. */
+TEST_F_TIMEOUT(fault, create_and_map, 600)
 {
 	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
 		EXPECT_GT(fault_loop(_metadata, self, &ops[i]), 0)
@@ -301,7 +301,7 @@ TEST_F(fault, create_and_map)
  * Export and import, where the device shares DMA-BUFs: always in the VM
  * (llmem.ko or Vulkan's export), never on a host without either.
  */
-TEST_F(fault, export_and_import)
+TEST_F_TIMEOUT(fault, export_and_import, 600)
 {
 	static const struct op export_op = { "llmem_buffer_export", run_export, undo_export };
 	static const struct op import_op = { "llmem_memory_import_dmabuf", run_import,
@@ -325,8 +325,16 @@ TEST_F(fault, export_and_import)
 	EXPECT_EQ(llmem_memory_destroy(shared), 0);
 }
 
+FIXTURE(session_fault){};
+FIXTURE_SETUP(session_fault)
+{
+}
+FIXTURE_TEARDOWN(session_fault)
+{
+}
+
 /* A session: instance, device, queues, pipelines; no validation layer, to stay quick. */
-TEST(session_create)
+TEST_F_TIMEOUT(session_fault, session_create, 600)
 {
 	unsigned long n;
 
