@@ -359,7 +359,8 @@ class Memory(_Closing, _llmem.Memory):
         if self.closed:
             return f"<llmem.Memory {self.name!r} (closed)>"
         i = self.info
-        return (f"<llmem.Memory {self.name!r} {i.flags.name} {i.page_count} pages of "
+        flags = "|".join(f.name for f in MemoryFlags if f in i.flags) or "0"
+        return (f"<llmem.Memory {self.name!r} {flags} {i.page_count} pages of "
                 f"{i.page_size} bytes, {i.object_count} objects, {i.backend.label}>")
 
 

@@ -26,18 +26,18 @@ struct dl_ctx {
  */
 static void dl_release(struct dl_ctx *c)
 {
-	PyObject *type, *value, *tb;
+	struct pyl_saved_error saved;
 	PyGILState_STATE g;
 
 	if (!Py_IsInitialized())
 		return;
 	g = PyGILState_Ensure();
-	PyErr_Fetch(&type, &value, &tb);
+	pyl_error_save(&saved);
 	if (c->done)
 		c->done(c->owner);
 	Py_DECREF(c->owner);
 	PyMem_RawFree(c);
-	PyErr_Restore(type, value, tb);
+	pyl_error_restore(&saved);
 	PyGILState_Release(g);
 }
 

@@ -281,17 +281,17 @@ int pyl_get_host(PyObject *o, const char *what, int writable, int c_order, Py_bu
 		return -1;
 	}
 	if (PyObject_GetBuffer(o, view, flags)) {
-		PyObject *type, *value, *tb;
+		struct pyl_saved_error saved;
+		PyObject *why;
 
 		if (!PyErr_ExceptionMatches(PyExc_BufferError))
 			return -1;
-		PyErr_Fetch(&type, &value, &tb);
+		pyl_error_save(&saved);
+		why = pyl_error_value(&saved);
 		PyErr_Format(PyExc_ValueError, "%s must be %s%s memory: %S", what,
 			     writable ? "writable, " : "", c_order ? "C-contiguous" : "contiguous",
-			     value ? value : Py_None);
-		Py_XDECREF(type);
-		Py_XDECREF(value);
-		Py_XDECREF(tb);
+			     why ? why : Py_None);
+		pyl_error_discard(&saved);
 		return -1;
 	}
 	return 0;

@@ -213,6 +213,9 @@ int pyl_u64(PyObject *o, const char *what, uint64_t max, uint64_t *out);
 int pyl_u32(PyObject *o, const char *what, uint32_t *out);
 /* A str or None (NULL kept); the UTF-8 lives as long as @o. */
 int pyl_str(PyObject *o, const char *what, const char **out);
+/* enum llmem_backend from an int or its name ("vulkan-dmabuf", ...); None
+ * or NULL keeps *@out. */
+int pyl_backend(PyObject *o, uint32_t *out);
 /* A truth value; NULL keeps *@out. */
 int pyl_bool(PyObject *o, int *out);
 /* A tuple or list of at most @max non-negative integers into @out; the count. */
@@ -270,6 +273,57 @@ PyObject *pyl_bench_c(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
 /* Casts for the method tables. */
 #define PYL_FAST(fn) ((PyCFunction)(void (*)(void))(fn))
 #define PYL_FASTKW (METH_FASTCALL | METH_KEYWORDS)
+
+/*
+ * The exception set now, put aside while callbacks run and given back
+ * after (PyErr_Fetch() before Python 3.12, which deprecates it).
+ */
+struct pyl_saved_error {
+#if PY_VERSION_HEX >= 0x030C0000
+	PyObject *exc;
+#else
+	PyObject *type, *value, *tb;
+#endif
+};
+
+static inline void pyl_error_save(struct pyl_saved_error *e)
+{
+#if PY_VERSION_HEX >= 0x030C0000
+	e->exc = PyErr_GetRaisedException();
+#else
+	PyErr_Fetch(&e->type, &e->value, &e->tb);
+#endif
+}
+
+static inline void pyl_error_restore(struct pyl_saved_error *e)
+{
+#if PY_VERSION_HEX >= 0x030C0000
+	PyErr_SetRaisedException(e->exc);
+#else
+	PyErr_Restore(e->type, e->value, e->tb);
+#endif
+}
+
+/* The saved exception's value (its message), borrowed; and dropping it. */
+static inline PyObject *pyl_error_value(struct pyl_saved_error *e)
+{
+#if PY_VERSION_HEX >= 0x030C0000
+	return e->exc;
+#else
+	return e->value;
+#endif
+}
+
+static inline void pyl_error_discard(struct pyl_saved_error *e)
+{
+#if PY_VERSION_HEX >= 0x030C0000
+	Py_XDECREF(e->exc);
+#else
+	Py_XDECREF(e->type);
+	Py_XDECREF(e->value);
+	Py_XDECREF(e->tb);
+#endif
+}
 
 /* Runs a statement without the GIL (Py_BEGIN_ALLOW_THREADS, in one piece). */
 #define PYL_NOGIL(...)                                        \

@@ -22,20 +22,21 @@
 static void session_message(void *user, uint32_t severity, const char *message)
 {
 	struct pyl_session *self = user;
-	PyObject *type, *value, *tb, *item;
+	struct pyl_saved_error saved;
 	PyGILState_STATE g;
+	PyObject *item;
 
 	fprintf(stderr, "llmem: validation (severity 0x%x): %s\n", severity, message);
 	if (!Py_IsInitialized())
 		return;
 	g = PyGILState_Ensure();
-	PyErr_Fetch(&type, &value, &tb);
+	pyl_error_save(&saved);
 	item = Py_BuildValue("(IN)", severity,
 			     PyUnicode_DecodeUTF8(message, (Py_ssize_t)strlen(message), "replace"));
 	if (!item || !self->messages || PyList_Append(self->messages, item))
 		PyErr_Clear();
 	Py_XDECREF(item);
-	PyErr_Restore(type, value, tb);
+	pyl_error_restore(&saved);
 	PyGILState_Release(g);
 }
 
@@ -212,6 +213,15 @@ static int parse_named(PyObject *o, const char *what, const char *const *names, 
 
 #define BACKENDS 7
 
+int pyl_backend(PyObject *o, uint32_t *out)
+{
+	const char *names[BACKENDS];
+
+	for (uint32_t i = 0; i < BACKENDS; i++)
+		names[i] = llmem_backend_name(i);
+	return parse_named(o, "backend", names, BACKENDS, out);
+}
+
 PyObject *pyl_backend_names(PyObject *module, PyObject *unused)
 {
 	PyObject *t = PyTuple_New(BACKENDS);
@@ -237,7 +247,6 @@ static PyObject *session_create_memory(struct pyl_session *self, PyObject *const
 					     "contiguous", "spare_pages", "name",
 					     "sharing",	   "backend",	  NULL };
 	static const char *const sharings[] = { "none", "dmabuf", "import", "opaque-fd" };
-	const char *backends[BACKENDS];
 	struct llmem_memory_create_info ci = { 0 };
 	struct llmem_memory_info info;
 	PyObject *a[8];
@@ -247,15 +256,13 @@ static PyObject *session_create_memory(struct pyl_session *self, PyObject *const
 
 	if (!self->s)
 		return pyl_closed("session");
-	for (uint32_t i = 0; i < BACKENDS; i++)
-		backends[i] = llmem_backend_name(i);
 	if (pyl_args("create_memory", args, nargs, kwnames, names, 2, 0, a) ||
 	    pyl_u32(a[0], "flags", &ci.flags) ||
 	    pyl_u64(a[1], "page_size", UINT64_MAX, &ci.page_size) || pyl_bool(a[2], &exact) ||
 	    pyl_bool(a[3], &contiguous) || pyl_u32(a[4], "spare_pages", &spare) ||
 	    pyl_str(a[5], "name", &ci.name) ||
 	    parse_named(a[6], "sharing", sharings, 4, &ci.sharing) ||
-	    parse_named(a[7], "backend", backends, BACKENDS, &ci.backend))
+	    pyl_backend(a[7], &ci.backend))
 		return NULL;
 	ci.options =
 		(exact ? LLMEM_MEMORY_EXACT_MATCH : 0) | (contiguous ? LLMEM_MEMORY_CONTIGUOUS : 0);

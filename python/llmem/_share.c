@@ -317,8 +317,6 @@ static PyObject *camera_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 	PyObject *session, *device = NULL, *format = NULL, *size = NULL, *buffers = NULL,
 			   *copy = NULL, *contiguous = NULL, *input = NULL, *backend = NULL,
 			   *encoding = NULL, *range = NULL, *timeout = NULL;
-	const char *const *names;
-	const char *backends[8];
 	struct pyl_session *s;
 	struct pyl_camera *self;
 	uint32_t wh[2] = { 0, 0 };
@@ -336,9 +334,6 @@ static PyObject *camera_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 	s = (struct pyl_session *)session;
 	if (!s->s)
 		return pyl_closed("session");
-	for (uint32_t i = 0; i < 8; i++)
-		backends[i] = llmem_backend_name(i);
-	names = backends;
 	if (pyl_str(device, "device", &ci.device) || parse_fourcc(format, &ci.fourcc) ||
 	    pyl_u32(buffers, "buffers", &ci.buffers) || pyl_bool(copy, &cp) ||
 	    pyl_bool(contiguous, &contig))
@@ -361,22 +356,8 @@ static PyObject *camera_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 		ci.flags |= LLMEM_CAMERA_INPUT;
 	}
 	if (backend && backend != Py_None) {
-		if (PyUnicode_Check(backend)) {
-			const char *b = PyUnicode_AsUTF8(backend);
-			uint32_t i = 0;
-
-			if (!b)
-				return NULL;
-			while (i < 8 && strcmp(b, names[i]))
-				i++;
-			if (i == 8) {
-				PyErr_Format(PyExc_ValueError, "unknown backend %R", backend);
-				return NULL;
-			}
-			ci.backend = i;
-		} else if (pyl_u32(backend, "backend", &ci.backend)) {
+		if (pyl_backend(backend, &ci.backend))
 			return NULL;
-		}
 	}
 	if (parse_choice(encoding, "encoding", "bt601", "bt709", &ci.encoding, &given))
 		return NULL;
