@@ -7,8 +7,9 @@
 #   make demo         the zero-copy camera demo in the 6.12 VM (KVER=6.1 for 6.1)
 #   make check        every test: host, Vulkan, and the VM on both kernels
 #   make module       build llmem.ko (KVER=6.1 by default, 6.12 or a full version)
-#   make vm CMD=...   run CMD in the VM on both kernels with llmem.ko loaded
-#   make lint         checkpatch --strict on module/, clang-format on userspace
+#   make vm CMD=...   run CMD in the VM on both kernels with llmem.ko and the
+#                     test drivers (scripts/build-test-drivers) loaded
+#   make lint         checkpatch --strict and kernel-doc on module/, clang-format on userspace
 #   make tiers        draw lib/'s tiers again into docs/tiers.dot and .svg
 #   make dkms-install copy the module source to /usr/src for dkms
 
@@ -39,7 +40,7 @@ module:
 vm: all
 	@for k in $(KERNELS); do \
 		scripts/build-module $$k >/dev/null && \
-		tests/vm/run --kernel $$k \
+		tests/vm/run --kernel $$k --module vgem --test-drivers \
 			--module $(BUILD)/module/$$(tests/vm/kernel-version $$k)/llmem.ko \
 			-- sh -c '$(CMD)' || exit 1; \
 	done

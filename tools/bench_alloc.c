@@ -16,7 +16,7 @@
  * a second pass without per-operation clocks gives the whole-run figure.
  */
 #include <errno.h>
-#include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,7 +28,7 @@
 
 #include "alloc_trace.h"
 #include "commands.h"
-#include <llmem/pool.h>
+#include "progress.h"
 
 #define MAX_RUNS 101
 
@@ -40,6 +40,7 @@ struct figures {
 
 struct bench {
 	const struct alloc_trace *trace;
+	bool quiet;
 	size_t peak_op; /* after this operation, live bytes are at their peak */
 	uint64_t peak_bytes;
 	uint64_t granularity;
@@ -411,7 +412,7 @@ static int run_objects(struct bench *b, size_t ops, int timed, struct figures *f
 		return 0;
 	fprintf(stderr, "llmem bench alloc: objects, at op %zu: ", i);
 out_message:
-	fprintf(stderr, "%s: %s\n", llmem_strerror(ret), llmem_last_error());
+	fprintf(stderr, "%s\n", llmem_last_error());
 	return ret;
 }
 
@@ -435,18 +436,24 @@ static struct summary summarise(double *v, int n)
 typedef int (*run_fn)(struct bench *b, size_t ops, int timed, struct figures *f);
 
 /* Median, min and max over @runs of op/alloc/free figures. */
-static int measure(struct bench *b, run_fn run, size_t ops, int runs, struct summary out[5])
+static int measure(struct bench *b, const char *what, run_fn run, size_t ops, int runs,
+		   struct summary out[5])
 {
 	double op[MAX_RUNS], al[MAX_RUNS], fr[MAX_RUNS], bu[MAX_RUNS], im[MAX_RUNS];
 	struct figures f, g;
+	struct progress p;
 	int ret;
 
+	progress_start(&p, what, "runs", (uint64_t)runs, b->quiet);
 	for (int r = 0; r < runs; r++) {
 		ret = run(b, ops, 0, &g);
 		if (!ret)
 			ret = run(b, ops, 1, &f);
-		if (ret)
+		if (ret) {
+			progress_end(&p);
 			return ret;
+		}
+		progress_step(&p, (uint64_t)r + 1);
 		op[r] = g.op_ns;
 		al[r] = f.alloc_ns;
 		fr[r] = f.free_ns;
@@ -458,6 +465,7 @@ static int measure(struct bench *b, run_fn run, size_t ops, int runs, struct sum
 	out[2] = summarise(fr, runs);
 	out[3] = summarise(bu, runs);
 	out[4] = summarise(im, runs);
+	progress_end(&p);
 	return 0;
 }
 
@@ -475,12 +483,6 @@ static void print_json_summary(const char *key, const struct summary *s)
 {
 	printf("\"%s\": {\"median\": %.1f, \"min\": %.1f, \"max\": %.1f}", key, s->med, s->min,
 	       s->max);
-}
-
-static void usage(void)
-{
-	fprintf(stderr, "usage: llmem bench alloc [--ops N] [--runs R] [--object-runs R] "
-			"[--peer-ops K] [--granularity G] [--no-objects] [--json]\n");
 }
 
 static void print_ratio(const char *what, const struct summary a[3], const struct summary b[3])
@@ -513,94 +515,127 @@ static int objects_open(struct bench *b)
 
 	ret = llmem_session_create(&ci, &b->session);
 	if (ret)
-		fprintf(stderr, "llmem bench alloc: objects: %s: %s\n", llmem_strerror(ret),
-			llmem_last_error());
+		fprintf(stderr, "llmem bench alloc: objects: %s\n", llmem_last_error());
 	return ret;
 }
 
-int llmem_bench_alloc(int argc, char **argv)
+static struct {
+	uint64_t ops, runs, object_runs, peer_ops, granularity;
+	bool no_objects, json, quiet;
+	bool object_runs_given, peer_ops_given;
+} args = {
+	.ops = 100000,
+	.runs = 5,
+	.granularity = 1024,
+};
+
+static const struct cli_option options[] = {
+	{ .name = "ops",
+	  .type = CLI_UINT,
+	  .value = &args.ops,
+	  .meta = "N",
+	  .min = 1,
+	  .max = 100000000,
+	  .help = "operations of the standard trace (default 100000)" },
+	{ .name = "runs",
+	  .type = CLI_UINT,
+	  .value = &args.runs,
+	  .meta = "R",
+	  .min = 1,
+	  .max = MAX_RUNS,
+	  .help = "runs of the virtual pool and the peer (default 5)" },
+	{ .name = "object-runs",
+	  .type = CLI_UINT,
+	  .value = &args.object_runs,
+	  .meta = "R",
+	  .min = 1,
+	  .max = MAX_RUNS,
+	  .given = &args.object_runs_given,
+	  .help = "runs of the full objects (default: --runs, at most 5)" },
+	{ .name = "peer-ops",
+	  .type = CLI_UINT,
+	  .value = &args.peer_ops,
+	  .meta = "K",
+	  .min = 1,
+	  .max = 100000000,
+	  .given = &args.peer_ops_given,
+	  .help = "the peer's share of the trace, at most --ops (default: all)" },
+	{ .name = "granularity",
+	  .type = CLI_UINT,
+	  .value = &args.granularity,
+	  .meta = "G",
+	  .min = 1,
+	  .max = 1u << 20,
+	  .help = "the virtual pool's bufferImageGranularity, a power of two (default 1024)" },
+	{ .name = "no-objects",
+	  .type = CLI_FLAG,
+	  .value = &args.no_objects,
+	  .help = "leave the full objects out" },
+	CLI_OPTION_JSON(&args.json),
+	CLI_OPTION_QUIET(&args.quiet, "no progress on stderr"),
+	{ 0 },
+};
+
+static int check(const struct cli_command *cmd)
 {
-	static const struct option opts[] = {
-		{ "ops", required_argument, NULL, 'o' },
-		{ "runs", required_argument, NULL, 'r' },
-		{ "object-runs", required_argument, NULL, 'R' },
-		{ "peer-ops", required_argument, NULL, 'p' },
-		{ "granularity", required_argument, NULL, 'g' },
-		{ "no-objects", no_argument, NULL, 'n' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
-	size_t ops = 100000, peer_ops = 0;
+	if (args.granularity & (args.granularity - 1))
+		return cli_fail(cmd, CLI_USAGE, "--granularity %llu: expected a power of two",
+				(unsigned long long)args.granularity);
+	if (args.peer_ops_given && args.peer_ops > args.ops)
+		return cli_fail(cmd, CLI_USAGE, "--peer-ops %llu: expected at most --ops, %llu",
+				(unsigned long long)args.peer_ops, (unsigned long long)args.ops);
+	return CLI_OK;
+}
+
+static int run(const struct cli_command *cmd, int argc, char **argv)
+{
+	size_t ops, peer_ops;
 	struct summary virt[5], peer[5], obj[5];
-	struct bench b = { .granularity = 1024 };
+	struct bench b = { 0 };
 	struct llmem_session_info si = { 0 };
 	struct alloc_trace trace;
-	int runs = 5, object_runs = 0, json = 0, objects = 1, c, ret, have_peer, have_obj = 0;
+	int runs, object_runs, json, objects, ret, have_peer, have_obj = 0;
 
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			ops = strtoull(optarg, NULL, 0);
-			break;
-		case 'r':
-			runs = atoi(optarg);
-			break;
-		case 'R':
-			object_runs = atoi(optarg);
-			break;
-		case 'p':
-			peer_ops = strtoull(optarg, NULL, 0);
-			break;
-		case 'g':
-			b.granularity = strtoull(optarg, NULL, 0);
-			break;
-		case 'n':
-			objects = 0;
-			break;
-		case 'j':
-			json = 1;
-			break;
-		case 'h':
-			usage();
-			return 0;
-		default:
-			usage();
-			return 2;
-		}
-	}
+	ret = cli_parse(cmd, argc, argv);
+	if (ret <= 0)
+		return -ret;
+	ret = check(cmd);
+	if (ret)
+		return ret;
+	ops = args.ops;
+	runs = (int)args.runs;
 	/* Full objects cost about 1 s a pass on lavapipe: 5 runs at most by default. */
-	if (object_runs == 0)
-		object_runs = runs < 5 ? runs : 5;
-	if (ops == 0 || runs < 1 || runs > MAX_RUNS || object_runs < 1 || object_runs > MAX_RUNS) {
-		usage();
-		return 2;
-	}
-	if (peer_ops == 0 || peer_ops > ops)
-		peer_ops = ops;
+	object_runs = args.object_runs_given ? (int)args.object_runs : runs < 5 ? runs : 5;
+	peer_ops = args.peer_ops_given ? args.peer_ops : ops;
+	b.granularity = args.granularity;
+	b.quiet = args.quiet;
+	json = args.json;
+	objects = !args.no_objects;
 
 	ret = alloc_trace_generate(ALLOC_TRACE_SEED, ops, &trace);
 	if (ret)
-		return 1;
+		return cli_fail(cmd, CLI_FAILED, "the trace of %zu ops: out of memory", ops);
 	b.trace = &trace;
 	b.handles = calloc(trace.objects + 1, sizeof(*b.handles));
 	b.memories = calloc(trace.objects + 1, sizeof(*b.memories));
 	b.objects = calloc(trace.objects + 1, sizeof(*b.objects));
 	b.object_is_image = calloc(trace.objects + 1, 1);
 	if (!b.handles || !b.memories || !b.objects || !b.object_is_image)
-		return 1;
+		return cli_fail(cmd, CLI_FAILED, "out of memory for %u objects", trace.objects);
 	find_peak(&b);
 	b.clock_ns = clock_cost();
 
-	ret = measure(&b, run_virtual, ops, runs, virt);
+	ret = measure(&b, "llmem bench alloc: virtual pool", run_virtual, ops, runs, virt);
 	if (ret)
-		return 1;
+		return cli_fail(cmd, CLI_FAILED, "virtual pool: %s", llmem_last_error());
 	if (objects && !objects_open(&b)) {
 		llmem_session_get_info(b.session, &si);
-		have_obj = !measure(&b, run_objects, ops, object_runs, obj);
+		have_obj = !measure(&b, "llmem bench alloc: objects", run_objects, ops, object_runs,
+				    obj);
 		llmem_session_destroy(b.session);
 	}
-	have_peer = !vk_open(&b) && !measure(&b, run_peer, peer_ops, runs, peer);
+	have_peer = !vk_open(&b) &&
+		    !measure(&b, "llmem bench alloc: peer", run_peer, peer_ops, runs, peer);
 	vk_close(&b);
 
 	if (json) {
@@ -695,3 +730,16 @@ int llmem_bench_alloc(int argc, char **argv)
 	free(b.object_is_image);
 	return 0;
 }
+
+const struct cli_command cmd_bench_alloc = {
+	.name = "bench alloc",
+	.summary = "sub-allocator vs one vkAllocateMemory per object",
+	.description = "Runs the standard allocation trace (docs/allocator.md: xorshift64*, seed\n"
+		       "12345, 2000 live objects, sizes from 256 B to 4 MiB, 30 % images) through\n"
+		       "the virtual pool alone, through the library's buffers and images, and\n"
+		       "through the peer, one vkAllocateMemory per object, in one run, and prints\n"
+		       "ns per operation, allocation and free, pages and fragmentation at the\n"
+		       "peak, and the ratios.",
+	.options = options,
+	.run = run,
+};

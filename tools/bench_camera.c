@@ -7,18 +7,81 @@
  * conversion itself also runs on the CPU, in the driver's threads, and is
  * reported apart.
  */
-#include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include <linux/videodev2.h>
 
+#include <llmem/camera.h>
 #include <llmem/memory.h>
 
 #include "camera.h"
 #include "commands.h"
+
+static struct {
+	const char *device;
+	uint32_t format;
+	uint32_t size[2];
+	uint64_t frames;
+	uint64_t input;
+	uint32_t backend;
+	bool json, quiet;
+	bool input_given;
+} args = {
+	.format = V4L2_PIX_FMT_YUYV,
+	.size = { 1280, 720 },
+	.frames = 60,
+};
+
+static const struct cli_option options[] = {
+	{ .name = "device",
+	  .short_name = 'd',
+	  .type = CLI_PATH,
+	  .value = &args.device,
+	  .meta = "PATH",
+	  .help = "the capture node; default: the first that imports DMA-BUFs" },
+	{ .name = "format",
+	  .short_name = 'f',
+	  .type = CLI_CHOICE,
+	  .value = &args.format,
+	  .meta = "FOURCC",
+	  .choices = camera_formats,
+	  .help = "the pixel format (default YUYV)" },
+	{ .name = "size",
+	  .short_name = 's',
+	  .type = CLI_WXH,
+	  .value = args.size,
+	  .meta = "WxH",
+	  .min = 2,
+	  .max = 16384,
+	  .help = "frame size in pixels (default 1280x720)" },
+	{ .name = "frames",
+	  .short_name = 'n',
+	  .type = CLI_UINT,
+	  .value = &args.frames,
+	  .meta = "N",
+	  .min = 1,
+	  .max = 1000000,
+	  .help = "frames per path (default 60)" },
+	{ .name = "input",
+	  .short_name = 'i',
+	  .type = CLI_UINT,
+	  .value = &args.input,
+	  .meta = "N",
+	  .max = 255,
+	  .given = &args.input_given,
+	  .help = "select video input N (default: leave the device's)" },
+	{ .name = "backend",
+	  .short_name = 'B',
+	  .type = CLI_CHOICE,
+	  .value = &args.backend,
+	  .meta = "NAME",
+	  .choices = camera_backends,
+	  .help = "where the zero-copy frames' pages come from (default: the best)" },
+	CLI_OPTION_JSON(&args.json),
+	CLI_OPTION_QUIET(&args.quiet, "no progress on stderr"),
+	{ 0 },
+};
 
 static void print_row(const char *name, const struct camera_result *r, bool copy)
 {
@@ -29,79 +92,87 @@ static void print_row(const char *name, const struct camera_result *r, bool copy
 	       copy ? "copy" : llmem_backend_name(r->info.backend));
 }
 
-int llmem_bench_camera(int argc, char **argv)
+static void print_json_path(const char *key, const struct camera_result *r, bool copy)
 {
-	static const struct option longopts[] = {
-		{ "device", required_argument, NULL, 'd' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "size", required_argument, NULL, 's' },
-		{ "frames", required_argument, NULL, 'n' },
-		{ "input", required_argument, NULL, 'i' },
-		{ "backend", required_argument, NULL, 'B' },
-		{ 0 },
-	};
+	printf("\"%s\": {\"backend\": \"%s\", \"fps\": %.2f, \"cpu_us_per_frame\": "
+	       "{\"median\": %.1f, \"min\": %.1f, \"max\": %.1f}, \"convert_us_per_frame\": %.1f, "
+	       "\"bytes_copied_per_frame\": %llu}",
+	       key, copy ? "copy" : llmem_backend_name(r->info.backend), r->frames / r->seconds,
+	       r->cpu_us_median, r->cpu_us_min, r->cpu_us_max, r->convert_us_median,
+	       (unsigned long long)r->bytes_copied_per_frame);
+}
+
+static void print_json(const struct camera_result *zero, const struct camera_result *copy)
+{
+	const struct llmem_v4l2_format *f = &zero->info.format;
+
+	printf("{\"device\": \"%s\", \"driver\": \"%s\", \"format\": \"%.4s\", \"width\": %u, "
+	       "\"height\": %u, \"frames\": %u, ",
+	       zero->info.device, zero->info.driver, (const char *)&f->fourcc, f->width, f->height,
+	       zero->frames);
+	print_json_path("zero_copy", zero, false);
+	printf(", ");
+	print_json_path("copy", copy, true);
+	printf(", \"ratio_cpu_per_frame\": %.4f}\n", zero->cpu_us_median / copy->cpu_us_median);
+}
+
+static int run(const struct cli_command *cmd, int argc, char **argv)
+{
 	struct camera_options o = {
 		.create = {
-			.fourcc = V4L2_PIX_FMT_YUYV,
-			.width = 1280,
-			.height = 720,
+			.device = NULL,
 			.buffers = 4,
 		},
-		.frames = 60,
 	};
-	struct llmem_camera_create_info *c = &o.create;
 	struct camera_result zero, copy;
-	int opt;
+	int ret;
 
-	while ((opt = getopt_long(argc, argv, "d:f:s:n:i:B:", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'd':
-			c->device = optarg;
-			break;
-		case 'f':
-			if (camera_parse_format(optarg, &c->fourcc))
-				return 2;
-			break;
-		case 's':
-			if (sscanf(optarg, "%ux%u", &c->width, &c->height) != 2)
-				return 2;
-			break;
-		case 'n':
-			o.frames = (uint32_t)strtoul(optarg, NULL, 10);
-			break;
-		case 'i':
-			c->input = (uint32_t)atoi(optarg);
-			c->flags |= LLMEM_CAMERA_INPUT;
-			break;
-		case 'B':
-			if (camera_parse_backend(optarg, &c->backend))
-				return 2;
-			break;
-		default:
-			fprintf(stderr,
-				"usage: llmem bench camera --device /dev/videoN [--format "
-				"YUYV|NV12] [--size WxH] [--frames N] [--input N] [--backend B]\n");
-			return 2;
-		}
-	}
-	if (!c->device || !o.frames) {
-		fprintf(stderr, "llmem bench camera: --device is required\n");
-		return 2;
-	}
+	ret = cli_parse(cmd, argc, argv);
+	if (ret <= 0)
+		return -ret;
+	o.create.device = args.device;
+	o.create.fourcc = args.format;
+	o.create.width = args.size[0];
+	o.create.height = args.size[1];
+	o.create.backend = args.backend;
+	o.create.input = (uint32_t)args.input;
+	if (args.input_given)
+		o.create.flags |= LLMEM_CAMERA_INPUT;
+	o.frames = (uint32_t)args.frames;
+	o.quiet = args.quiet;
 
 	if (camera_run(&o, &zero))
-		return 1;
-	c->flags |= LLMEM_CAMERA_COPY;
+		return CLI_FAILED;
+	/* The copy path on the device the zero-copy path found. */
+	o.create.device = zero.info.device;
+	o.create.flags |= LLMEM_CAMERA_COPY;
+	o.create.backend = 0;
 	if (camera_run(&o, &copy))
-		return 1;
-
+		return CLI_FAILED;
+	if (args.json) {
+		print_json(&zero, &copy);
+		return CLI_OK;
+	}
 	printf("camera %s, %.4s %ux%u, %u frames per path (CPU times on the pipeline thread)\n",
-	       c->device, (const char *)&c->fourcc, c->width, c->height, o.frames);
+	       zero.info.device, (const char *)&args.format, args.size[0], args.size[1], o.frames);
 	print_row("zero-copy", &zero, false);
 	print_row("copy", &copy, true);
 	printf("ratio zero-copy/copy: cpu/frame %.3f, bytes copied %llu vs %llu\n",
 	       zero.cpu_us_median / copy.cpu_us_median,
 	       (unsigned long long)zero.bytes_copied_per_frame,
 	       (unsigned long long)copy.bytes_copied_per_frame);
-	return 0;
+	return CLI_OK;
 }
+
+const struct cli_command cmd_bench_camera = {
+	.name = "bench camera",
+	.summary = "zero-copy capture vs V4L2 MMAP + memcpy + upload",
+	.description =
+		"Captures the same frames through the zero-copy path and through the copy\n"
+		"path (the driver's own buffers, a memcpy into a staging buffer, an upload),\n"
+		"one after the other on one device, and prints the CPU time per frame of\n"
+		"each on the pipeline thread, the conversion's time, the bytes the CPU\n"
+		"copied, and the ratio of the two paths' CPU time.",
+	.options = options,
+	.run = run,
+};

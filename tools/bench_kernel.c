@@ -7,6 +7,7 @@
  * A peer the running kernel lacks is reported as unavailable.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -119,7 +120,26 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-int llmem_bench_kernel(int argc, char **argv)
+static struct {
+	uint64_t scale;
+	bool json;
+} args = {
+	.scale = 1,
+};
+
+static const struct cli_option options[] = {
+	{ .name = "scale",
+	  .type = CLI_UINT,
+	  .value = &args.scale,
+	  .meta = "N",
+	  .min = 1,
+	  .max = MAX_REPS / 100,
+	  .help = "repetitions times N (default 1)" },
+	CLI_OPTION_JSON(&args.json),
+	{ 0 },
+};
+
+static int run(const struct cli_command *cmd, int argc, char **argv)
 {
 	static const struct {
 		size_t size;
@@ -127,23 +147,22 @@ int llmem_bench_kernel(int argc, char **argv)
 	} cases[] = { { 32UL << 20, 15 }, { 1UL << 20, 100 } };
 	double times[NR_PATHS][MAX_REPS];
 	int devs[NR_PATHS];
-	int scale = 1;
+	int scale, ret;
 
-	if (argc > 1)
-		scale = atoi(argv[1]);
-	if (scale < 1 || scale > 2) {
-		fprintf(stderr, "usage: llmem bench kernel [REPEAT-SCALE 1|2]\n");
-		return 2;
-	}
+	ret = cli_parse(cmd, argc, argv);
+	if (ret <= 0)
+		return -ret;
+	scale = (int)args.scale;
 	for (int p = 0; p < NR_PATHS; p++)
 		devs[p] = path_open(p);
-	if (devs[LLMEM] < 0) {
-		fprintf(stderr, "bench kernel: /dev/llmem: %s (load llmem.ko)\n", strerror(errno));
-		return 1;
-	}
+	if (devs[LLMEM] < 0)
+		return cli_fail(cmd, CLI_FAILED, "/dev/llmem: %s (load llmem.ko)", strerror(errno));
 
-	printf("# alloc + mmap + first touch of every page; medians over the\n"
-	       "# repetitions (min..max), paths interleaved in one run\n");
+	if (args.json)
+		printf("{\"cases\": [");
+	else
+		printf("# alloc + mmap + first touch of every page; medians over the\n"
+		       "# repetitions (min..max), paths interleaved in one run\n");
 	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
 		size_t size = cases[c].size;
 		int reps = cases[c].reps * scale;
@@ -156,29 +175,62 @@ int llmem_bench_kernel(int argc, char **argv)
 			for (int p = 0; p < NR_PATHS; p++)
 				times[p][r] = devs[p] < 0 ? -1 : run_once(p, devs[p], size);
 
+		if (args.json)
+			printf("%s{\"size\": %zu, \"runs\": %d", c ? ", " : "", size, reps);
 		for (int p = 0; p < NR_PATHS; p++) {
+			const char *why = NULL;
+
 			if (devs[p] < 0 || times[p][0] < 0) {
-				printf("%-12s %5zu KiB: unavailable on this kernel\n",
-				       path_names[p], size >> 10);
-				continue;
+				why = "unavailable on this kernel";
+			} else {
+				qsort(times[p], reps, sizeof(double), cmp_double);
+				if (times[p][0] < 0)
+					why = "failed";
+				else
+					med[p] = times[p][reps / 2];
 			}
-			qsort(times[p], reps, sizeof(double), cmp_double);
-			if (times[p][0] < 0) {
-				printf("%-12s %5zu KiB: failed\n", path_names[p], size >> 10);
-				continue;
-			}
-			med[p] = times[p][reps / 2];
-			printf("%-12s %5zu KiB: %10.1f us median (%.1f..%.1f), %d runs\n",
-			       path_names[p], size >> 10, med[p], times[p][0], times[p][reps - 1],
-			       reps);
+			if (args.json && why)
+				printf(", \"%s\": null", path_names[p]);
+			else if (args.json)
+				printf(", \"%s\": {\"median_us\": %.1f, \"min_us\": %.1f, "
+				       "\"max_us\": %.1f}",
+				       path_names[p], med[p], times[p][0], times[p][reps - 1]);
+			else if (why)
+				printf("%-12s %5zu KiB: %s\n", path_names[p], size >> 10, why);
+			else
+				printf("%-12s %5zu KiB: %10.1f us median (%.1f..%.1f), %d runs\n",
+				       path_names[p], size >> 10, med[p], times[p][0],
+				       times[p][reps - 1], reps);
 		}
-		for (int p = HEAP; p < NR_PATHS; p++)
-			if (med[LLMEM] > 0 && med[p] > 0)
+		for (int p = HEAP; p < NR_PATHS; p++) {
+			if (!(med[LLMEM] > 0 && med[p] > 0))
+				continue;
+			if (args.json)
+				printf(", \"ratio_llmem_%s\": %.3f", path_names[p],
+				       med[LLMEM] / med[p]);
+			else
 				printf("ratio llmem/%s %zu KiB: %.2f (below 1: llmem faster)\n",
 				       path_names[p], size >> 10, med[LLMEM] / med[p]);
+		}
+		if (args.json)
+			printf("}");
 	}
+	if (args.json)
+		printf("]}\n");
 	for (int p = 0; p < NR_PATHS; p++)
 		if (devs[p] >= 0)
 			close(devs[p]);
-	return 0;
+	return CLI_OK;
 }
+
+const struct cli_command cmd_bench_kernel = {
+	.name = "bench kernel",
+	.summary = "llmem.ko ALLOC+mmap+touch vs DMA heap and udmabuf",
+	.description =
+		"Times fresh DMA-BUF memory the CPU can write (allocate, mmap, touch every\n"
+		"page) from llmem.ko, from the system DMA heap and from udmabuf, interleaved\n"
+		"in one run, at 32 MiB and 1 MiB, and prints llmem's ratio to each peer the\n"
+		"kernel has.  Needs /dev/llmem.",
+	.options = options,
+	.run = run,
+};

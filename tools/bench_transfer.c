@@ -9,7 +9,7 @@
  * with min and max; the ratio compares medians.
  */
 #include <errno.h>
-#include <getopt.h>
+#include <stdbool.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +20,7 @@
 #include <llmem/transfer.h>
 
 #include "commands.h"
+#include "progress.h"
 
 #define MAX_RUNS 64
 
@@ -61,6 +62,7 @@ struct bench {
 	uint64_t size;
 	uint32_t mapped_flags;
 	struct llmem_queue_create_info staging;
+	bool quiet;
 };
 
 static double now_s(void)
@@ -276,6 +278,7 @@ struct figure {
 static int measure(struct bench *b, int runs, struct figure out[PATHS])
 {
 	double gbs[PATHS][MAX_RUNS];
+	struct progress pr;
 	int ret;
 
 	/* One warm-up of each path: pages, pipelines and the ring exist after it. */
@@ -285,17 +288,23 @@ static int measure(struct bench *b, int runs, struct figure out[PATHS])
 			return ret;
 	}
 	/* Interleaved, so that a slow phase of the machine hits every path alike. */
+	progress_start(&pr, "llmem bench transfer", "runs", (uint64_t)runs, b->quiet);
 	for (int r = 0; r < runs; r++) {
+		progress_step(&pr, (uint64_t)r);
 		for (int p = 0; p < PATHS; p++) {
 			double t0 = now_s();
 
 			ret = run_once(b, p);
-			if (ret)
+			if (ret) {
+				progress_end(&pr);
 				return ret;
+			}
 			gbs[p][r] =
 				(double)b->size * (p == MEMCPY_PAIR ? 2 : 1) / (now_s() - t0) / 1e9;
 		}
 	}
+	progress_step(&pr, (uint64_t)runs);
+	progress_end(&pr);
 	for (int p = 0; p < PATHS; p++) {
 		qsort(gbs[p], (size_t)runs, sizeof(double), cmp_double);
 		out[p].min = gbs[p][0];
@@ -318,85 +327,118 @@ static int verify(struct bench *b)
 	return ret;
 }
 
-/*
- * A size in MiB, fractions allowed, in whole 4 KiB pages (0.5 is 512 KiB); 0
- * leaves the queue's default.  -1 when it is not one.
- */
-static int parse_mib(const char *arg, uint64_t *out)
-{
-	char *end;
-	double mib = strtod(arg, &end);
-	double pages = mib * 256;
+static struct {
+	uint64_t size, runs, staging, chunk;
+	bool json, quiet;
+} args = {
+	.size = 256ull << 20,
+	.runs = 7,
+};
 
-	if (end == arg || *end || !(mib >= 0 && mib <= 1048576) || pages != (double)(uint64_t)pages)
-		return -1;
-	*out = (uint64_t)pages * 4096;
-	return 0;
+/* Sizes count in MiB when given bare, as they always have here. */
+#define MIB (1ull << 20)
+#define PAGE 4096ull
+
+static const struct cli_option options[] = {
+	{ .name = "size",
+	  .short_name = 's',
+	  .type = CLI_SIZE,
+	  .value = &args.size,
+	  .meta = "SIZE",
+	  .unit = MIB,
+	  .align = 1,
+	  .min = 1,
+	  .max = 64ull << 30,
+	  .help = "bytes per transfer, e.g. 256M or 1G (default 256 MiB)" },
+	{ .name = "runs",
+	  .short_name = 'r',
+	  .type = CLI_UINT,
+	  .value = &args.runs,
+	  .meta = "N",
+	  .min = 1,
+	  .max = MAX_RUNS,
+	  .help = "transfers per path; medians over them (default 7)" },
+	{ .name = "staging",
+	  .short_name = 'S',
+	  .type = CLI_SIZE,
+	  .value = &args.staging,
+	  .meta = "SIZE",
+	  .unit = MIB,
+	  .align = PAGE,
+	  .min = PAGE,
+	  .max = 1ull << 40,
+	  .help = "the staging queue's ring, in whole 4 KiB pages (default 32M)" },
+	{ .name = "chunk",
+	  .short_name = 'c',
+	  .type = CLI_SIZE,
+	  .value = &args.chunk,
+	  .meta = "SIZE",
+	  .unit = MIB,
+	  .align = PAGE,
+	  .min = PAGE,
+	  .max = 1ull << 40,
+	  .help = "the staging queue's chunk, in whole 4 KiB pages (default: a quarter of "
+		  "the ring)" },
+	CLI_OPTION_JSON(&args.json),
+	CLI_OPTION_QUIET(&args.quiet, "no progress on stderr"),
+	{ 0 },
+};
+
+static void print_json(const struct bench *b, const struct llmem_session_info *info,
+		       const struct figure *f, int runs)
+{
+	printf("{\"device\": \"%s\", \"driver\": \"%s\", \"size\": %llu, \"runs\": %d, "
+	       "\"chunk\": %llu, \"paths\": {",
+	       info->device_name, info->driver_name, (unsigned long long)b->size, runs,
+	       (unsigned long long)b->chunk);
+	for (int p = 0, n = 0; p < PATHS; p++) {
+		if (p == HOSTPTR_UPLOAD && !b->wrapped)
+			continue;
+		printf("%s\"%s\": {\"median_gbs\": %.3f, \"min_gbs\": %.3f, \"max_gbs\": %.3f}",
+		       n++ ? ", " : "", names[p], f[p].med, f[p].min, f[p].max);
+	}
+	printf("}, \"ratio_staging_upload_copy\": %.4f, \"ratio_staging_upload_chunked\": %.4f, "
+	       "\"ratio_staging_upload_memcpy\": %.4f}\n",
+	       f[STAGED_WRITE].med / f[COPY_BUFFER].med, f[STAGED_WRITE].med / f[CHUNKED_COPY].med,
+	       f[STAGED_WRITE].med / f[MEMCPY].med);
 }
 
-static void usage(void)
+static int run(const struct cli_command *cmd, int argc, char **argv)
 {
-	fprintf(stderr, "usage: llmem bench transfer [--size MIB] [--runs N] [--staging MIB] "
-			"[--chunk MIB]\n"
-			"  --staging, --chunk: the staging queue's ring and chunk, in whole pages "
-			"(0.5 is 512 KiB)\n");
-}
-
-int llmem_bench_transfer(int argc, char **argv)
-{
-	static const struct option opts[] = {
-		{ "size", required_argument, NULL, 's' },
-		{ "runs", required_argument, NULL, 'r' },
-		{ "staging", required_argument, NULL, 'S' },
-		{ "chunk", required_argument, NULL, 'c' },
-		{ 0 },
-	};
 	struct llmem_session_info info;
 	struct figure f[PATHS];
-	struct bench b = { .size = 256ull << 20, .staging.flags = LLMEM_QUEUE_NO_MAPPING };
-	int runs = 7, c, ret;
+	struct bench b = { .staging.flags = LLMEM_QUEUE_NO_MAPPING };
+	int runs, ret;
 
-	while ((c = getopt_long(argc, argv, "s:r:S:c:", opts, NULL)) != -1) {
-		switch (c) {
-		case 's':
-			b.size = strtoull(optarg, NULL, 0) << 20;
-			break;
-		case 'r':
-			runs = atoi(optarg);
-			break;
-		case 'S':
-			if (parse_mib(optarg, &b.staging.staging_size)) {
-				usage();
-				return 2;
-			}
-			break;
-		case 'c':
-			if (parse_mib(optarg, &b.staging.chunk_size)) {
-				usage();
-				return 2;
-			}
-			break;
-		default:
-			usage();
-			return 2;
-		}
-	}
-	if (!b.size || runs < 1 || runs > MAX_RUNS) {
-		usage();
-		return 2;
-	}
+	ret = cli_parse(cmd, argc, argv);
+	if (ret <= 0)
+		return -ret;
+	if (args.chunk && args.chunk > (args.staging ? args.staging : 32 * MIB))
+		return cli_fail(cmd, CLI_USAGE,
+				"--chunk %llu: expected at most the ring, %llu bytes",
+				(unsigned long long)args.chunk,
+				(unsigned long long)(args.staging ? args.staging : 32 * MIB));
+	b.size = args.size;
+	b.staging.staging_size = args.staging;
+	b.staging.chunk_size = args.chunk;
+	b.quiet = args.quiet;
+	runs = (int)args.runs;
 	ret = setup(&b);
 	if (!ret)
 		ret = verify(&b);
 	if (!ret)
 		ret = measure(&b, runs, f);
 	if (ret) {
-		fprintf(stderr, "llmem bench transfer: %s: %s\n", llmem_strerror(ret),
-			llmem_last_error());
+		cli_fail(cmd, CLI_FAILED, "%s", llmem_last_error());
 		teardown(&b);
-		return 1;
+		return CLI_FAILED;
 	}
 	llmem_session_get_info(b.s, &info);
+	if (args.json) {
+		print_json(&b, &info, f, runs);
+		teardown(&b);
+		return CLI_OK;
+	}
 	printf("# device: %s (%s)\n", info.device_name, info.driver_name);
 	printf("# %llu MiB per transfer, GB/s over %d runs; mapped memory flags 0x%x\n",
 	       (unsigned long long)(b.size >> 20), runs, b.mapped_flags);
@@ -418,5 +460,18 @@ int llmem_bench_transfer(int argc, char **argv)
 	printf("# %.2f MiB chunks: staging upload %.2f of the device's copy in chunks\n",
 	       (double)b.chunk / 1048576, f[STAGED_WRITE].med / f[CHUNKED_COPY].med);
 	teardown(&b);
-	return 0;
+	return CLI_OK;
 }
+
+const struct cli_command cmd_bench_transfer = {
+	.name = "bench transfer",
+	.summary = "mapped and staged transfers vs memcpy and vkCmdCopyBuffer",
+	.description =
+		"Measures host-to-device and device-to-host bandwidth through each path of\n"
+		"the transfer queue (a mapping, the staging ring, wrapped host memory) next\n"
+		"to memcpy of the same size and vkCmdCopyBuffer from host-visible to\n"
+		"device-local memory, all in one run; medians over --runs transfers of\n"
+		"--size bytes, with min and max, and their ratios.",
+	.options = options,
+	.run = run,
+};

@@ -20,6 +20,8 @@
 
 #include "camera.h"
 #include "png_writer.h"
+#include "progress.h"
+#include "report.h"
 
 #define DEQUEUE_TIMEOUT_MS 10000
 
@@ -67,15 +69,15 @@ static double median(double *v, uint32_t n)
 static void query_tracker(struct llmem_camera *cam, uint32_t index, struct camera_result *r)
 {
 	struct llmem_dmabuf_state st = { 0 };
-	struct llmem_dmabuf_region region;
-	struct llmem_buffer *buf;
+	int fd;
 
 	r->importer_vmaps = r->importer_attachments = -1;
-	if (llmem_camera_buffer(cam, index, &buf) || llmem_buffer_export(buf, &region))
+	/* On the copy path the camera exports its buffers: it imports none. */
+	if ((r->info.flags & LLMEM_CAMERA_COPY) || llmem_camera_export(cam, index, &fd))
 		return;
-	if (llmem_dmabuf_query(region.fd, &st))
+	if (llmem_dmabuf_query(fd, &st))
 		st.known = 0;
-	close(region.fd);
+	close(fd);
 	if (st.known & LLMEM_DMABUF_KNOWN_VMAPS)
 		r->importer_vmaps = st.vmaps;
 	if (st.known & LLMEM_DMABUF_KNOWN_ATTACHMENTS)
@@ -94,14 +96,17 @@ static int write_frame(const struct camera_options *o, const struct camera_resul
 }
 
 static int capture(struct llmem_camera *cam, const struct camera_options *o,
-		   struct camera_result *r, double *cpu_us, double *convert_us)
+		   struct camera_result *r, double *cpu_us, double *convert_us,
+		   struct report_sheet *sheet)
 {
+	struct progress p;
 	double start;
 	int ret;
 
 	ret = llmem_camera_start(cam);
 	if (ret)
 		return fail(ret, "start");
+	progress_start(&p, "llmem camera", "frames", o->frames, o->quiet);
 	start = wall_us();
 	for (uint32_t n = 0; n < o->frames; n++) {
 		struct llmem_camera_frame f;
@@ -117,14 +122,36 @@ static int capture(struct llmem_camera *cam, const struct camera_options *o,
 			query_tracker(cam, (f.index + 1) % r->info.buffers, r);
 		if (o->out_dir && (ret = write_frame(o, r, &f, n)))
 			return ret;
+		if (o->out_dir)
+			report_sheet_add(sheet, n,
+					 (const uint8_t *)f.rgba_data +
+						 r->info.rgba_layout.offset[0],
+					 r->info.rgba_layout.pitch[0]);
 		ret = llmem_camera_release(cam, &f);
 		if (ret)
 			return fail(ret, "release frame");
+		progress_step(&p, n + 1);
 	}
+	progress_end(&p);
 	r->seconds = (wall_us() - start) / 1e6;
 	r->frames = o->frames;
 	ret = llmem_camera_stop(cam);
 	return ret ? fail(ret, "stop") : 0;
+}
+
+/* The contact sheet and the plot, from the frames in capture order. */
+static int write_pictures(const struct camera_options *o, const struct report_sheet *sheet,
+			  const double *cpu_us, const double *convert_us)
+{
+	char path[4096];
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/contact.png", o->out_dir);
+	ret = report_sheet_write(sheet, path);
+	if (ret)
+		return ret;
+	snprintf(path, sizeof(path), "%s/timing.svg", o->out_dir);
+	return report_write_plot(path, cpu_us, convert_us, o->frames);
 }
 
 int camera_run(const struct camera_options *o, struct camera_result *r)
@@ -133,13 +160,18 @@ int camera_run(const struct camera_options *o, struct camera_result *r)
 	struct llmem_session *session = NULL;
 	struct llmem_camera *cam = NULL;
 	double *cpu_us = NULL, *convert_us = NULL;
+	struct report_sheet sheet = { 0 };
+	bool made_dir = false;
 	int ret;
 
 	memset(r, 0, sizeof(*r));
-	if (o->out_dir && mkdir(o->out_dir, 0755) == -1 && errno != EEXIST) {
-		ret = -errno;
-		fprintf(stderr, "llmem camera: %s: %s\n", o->out_dir, strerror(errno));
-		return ret;
+	if (o->out_dir) {
+		made_dir = mkdir(o->out_dir, 0755) == 0;
+		if (!made_dir && errno != EEXIST) {
+			ret = -errno;
+			fprintf(stderr, "llmem camera: %s: %s\n", o->out_dir, strerror(errno));
+			return ret;
+		}
 	}
 	cpu_us = calloc(o->frames, sizeof(double));
 	convert_us = calloc(o->frames, sizeof(double));
@@ -159,7 +191,19 @@ int camera_run(const struct camera_options *o, struct camera_result *r)
 		goto out_session;
 	}
 	llmem_camera_get_info(cam, &r->info);
-	ret = capture(cam, o, r, cpu_us, convert_us);
+	if (!o->create.device && !o->quiet)
+		fprintf(stderr,
+			"llmem camera: %s (%s), the first capture node that imports DMA-BUFs\n",
+			r->info.device, r->info.driver);
+	ret = o->out_dir ? report_sheet_init(&sheet, o->frames, r->info.rgba_layout.width,
+					     r->info.rgba_layout.height)
+			 : 0;
+	if (!ret)
+		ret = capture(cam, o, r, cpu_us, convert_us, &sheet);
+	if (!ret && o->out_dir)
+		ret = write_pictures(o, &sheet, cpu_us, convert_us);
+	report_sheet_fini(&sheet);
+	r->emulated = report_cpu_emulated();
 	if (!ret) {
 		r->cpu_us_median = median(cpu_us, r->frames);
 		r->cpu_us_min = cpu_us[0];
@@ -175,13 +219,41 @@ out_session:
 out_free:
 	free(cpu_us);
 	free(convert_us);
+	/* A run that failed before its first frame leaves no empty folder. */
+	if (ret && made_dir)
+		rmdir(o->out_dir);
 	return ret;
+}
+
+void camera_print_summary(FILE *f, const struct camera_options *o, const struct camera_result *r)
+{
+	const struct llmem_camera_info *i = &r->info;
+	bool copy = o->create.flags & LLMEM_CAMERA_COPY;
+
+	fprintf(f,
+		"{\n  \"device\": \"%s\",\n  \"driver\": \"%s\",\n  \"format\": \"%.4s\",\n"
+		"  \"width\": %u,\n  \"height\": %u,\n  \"bytesperline\": %u,\n"
+		"  \"sizeimage\": %u,\n  \"path\": \"%s\",\n  \"backend\": \"%s\",\n"
+		"  \"contiguous\": %s,\n  \"buffers\": %u,\n  \"frames_per_page\": %u,\n"
+		"  \"frames\": %u,\n  \"seconds\": %.3f,\n  \"fps\": %.2f,\n"
+		"  \"cpu_us_per_frame\": {\"median\": %.1f, \"min\": %.1f, \"max\": %.1f},\n"
+		"  \"convert_us_per_frame\": %.1f,\n  \"bytes_copied_per_frame\": %llu,\n"
+		"  \"importer_vmaps\": %lld,\n  \"importer_attachments\": %lld,\n"
+		"  \"validation_messages\": %lld,\n  \"emulated_cpu\": %s\n}\n",
+		i->device, i->driver, (const char *)&i->format.fourcc, i->format.width,
+		i->format.height, i->format.bytesperline, i->format.sizeimage,
+		copy ? "copy" : "zero-copy", copy ? "copy" : llmem_backend_name(i->backend),
+		i->flags & LLMEM_CAMERA_CONTIGUOUS ? "true" : "false", i->buffers,
+		i->frames_per_page, r->frames, r->seconds,
+		r->seconds > 0 ? r->frames / r->seconds : 0.0, r->cpu_us_median, r->cpu_us_min,
+		r->cpu_us_max, r->convert_us_median, (unsigned long long)r->bytes_copied_per_frame,
+		(long long)r->importer_vmaps, (long long)r->importer_attachments,
+		(long long)r->validation_messages, r->emulated ? "true" : "false");
 }
 
 int camera_write_summary(const char *path, const struct camera_options *o,
 			 const struct camera_result *r)
 {
-	const struct llmem_camera_info *i = &r->info;
 	FILE *f = fopen(path, "we");
 	int ret;
 
@@ -190,29 +262,54 @@ int camera_write_summary(const char *path, const struct camera_options *o,
 		fprintf(stderr, "llmem camera: %s: %s\n", path, strerror(errno));
 		return ret;
 	}
-	fprintf(f,
-		"{\n  \"device\": \"%s\",\n  \"driver\": \"%s\",\n  \"format\": \"%.4s\",\n"
-		"  \"width\": %u,\n  \"height\": %u,\n  \"bytesperline\": %u,\n"
-		"  \"sizeimage\": %u,\n  \"path\": \"%s\",\n  \"backend\": \"%s\",\n"
-		"  \"contiguous\": %s,\n  \"buffers\": %u,\n"
-		"  \"frames\": %u,\n  \"seconds\": %.3f,\n  \"fps\": %.2f,\n"
-		"  \"cpu_us_per_frame\": {\"median\": %.1f, \"min\": %.1f, \"max\": %.1f},\n"
-		"  \"next_us_per_frame\": %.1f,\n  \"bytes_copied_per_frame\": %llu,\n"
-		"  \"importer_vmaps\": %lld,\n  \"importer_attachments\": %lld,\n"
-		"  \"validation_messages\": %lld\n}\n",
-		i->device, i->driver, (const char *)&i->format.fourcc, i->format.width,
-		i->format.height, i->format.bytesperline, i->format.sizeimage,
-		o->create.flags & LLMEM_CAMERA_COPY ? "copy" : "zero-copy",
-		o->create.flags & LLMEM_CAMERA_COPY ? "copy" : llmem_backend_name(i->backend),
-		i->flags & LLMEM_CAMERA_CONTIGUOUS ? "true" : "false", i->buffers, r->frames,
-		r->seconds, r->seconds > 0 ? r->frames / r->seconds : 0.0, r->cpu_us_median,
-		r->cpu_us_min, r->cpu_us_max, r->convert_us_median,
-		(unsigned long long)r->bytes_copied_per_frame, (long long)r->importer_vmaps,
-		(long long)r->importer_attachments, (long long)r->validation_messages);
+	camera_print_summary(f, o, r);
 	if (fclose(f)) {
 		ret = -errno;
 		fprintf(stderr, "llmem camera: %s: %s\n", path, strerror(errno));
 		return ret;
 	}
 	return 0;
+}
+
+int camera_write_report(const struct camera_options *o, const struct camera_result *r)
+{
+	const struct llmem_camera_info *i = &r->info;
+	bool copy = o->create.flags & LLMEM_CAMERA_COPY;
+	struct report_row rows[10];
+	char path[4096], title[160];
+	uint32_t n = 0;
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/summary.json", o->out_dir);
+	ret = camera_write_summary(path, o, r);
+	if (ret)
+		return ret;
+	rows[n].name = "camera";
+	snprintf(rows[n++].value, sizeof(rows[0].value), "%s (%s)", i->device, i->driver);
+	rows[n].name = "frames";
+	snprintf(rows[n++].value, sizeof(rows[0].value), "%u of %ux%u %.4s in %.2f s", r->frames,
+		 i->format.width, i->format.height, (const char *)&i->format.fourcc, r->seconds);
+	rows[n].name = "path";
+	snprintf(rows[n++].value, sizeof(rows[0].value), "%s",
+		 copy ? "copy: the driver's buffers, copied by the CPU"
+		      : "zero-copy: the camera writes into llmem pages");
+	rows[n].name = "pages from";
+	snprintf(rows[n++].value, sizeof(rows[0].value), "%s, %u frame%s a page",
+		 copy ? "the driver" : llmem_backend_name(i->backend), i->frames_per_page,
+		 i->frames_per_page == 1 ? "" : "s");
+	rows[n].name = "bytes copied per frame";
+	snprintf(rows[n++].value, sizeof(rows[0].value), "%llu",
+		 (unsigned long long)r->bytes_copied_per_frame);
+	rows[n].name = "CPU time per frame";
+	snprintf(rows[n++].value, sizeof(rows[0].value), "%.1f us median (%.1f to %.1f)",
+		 r->cpu_us_median, r->cpu_us_min, r->cpu_us_max);
+	rows[n].name = "conversion per frame";
+	snprintf(rows[n++].value, sizeof(rows[0].value), "%.1f us median (wall time)",
+		 r->convert_us_median);
+	rows[n].name = "llmem.ko saw on a queued frame";
+	snprintf(rows[n++].value, sizeof(rows[0].value), "%lld vmaps, %lld attachments",
+		 (long long)r->importer_vmaps, (long long)r->importer_attachments);
+	snprintf(title, sizeof(title), "llmem camera: %u frames from %s", r->frames, i->driver);
+	snprintf(path, sizeof(path), "%s/index.html", o->out_dir);
+	return report_write_page(path, title, rows, n, r->frames, r->emulated);
 }

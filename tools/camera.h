@@ -6,14 +6,19 @@
 #ifndef LLMEM_TOOLS_CAMERA_H
 #define LLMEM_TOOLS_CAMERA_H
 
+#include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <llmem/camera.h>
+
+#include "cli.h"
 
 struct camera_options {
 	struct llmem_camera_create_info create;
 	uint32_t frames;
 	const char *out_dir; /* NULL: no PNGs */
+	bool quiet; /* no progress, no word on the device chosen */
 };
 
 struct camera_result {
@@ -31,18 +36,25 @@ struct camera_result {
 	int64_t importer_vmaps;
 	int64_t importer_attachments;
 	int64_t validation_messages;
+	/* The CPU is emulated (QEMU's TCG): absolute times mean little. */
+	bool emulated;
 };
 
-/* "YUYV" or "NV12" to a V4L2 pixel format; -EINVAL for anything else. */
-int camera_parse_format(const char *s, uint32_t *fourcc);
-/* A backend's name (llmem_backend_name()) to enum llmem_backend. */
-int camera_parse_backend(const char *s, uint32_t *backend);
+/* --format's and --backend's choices (cmd_camera.c). */
+extern const struct cli_choice camera_formats[];
+extern const struct cli_choice camera_backends[];
 
 /* Return: 0, or a negative errno after printing why on stderr. */
 int camera_run(const struct camera_options *opts, struct camera_result *result);
 
-/* Writes @result as a JSON object to @path. */
+/* @result as one JSON object (docs/cli.md), to @out or to the file @path. */
+void camera_print_summary(FILE *out, const struct camera_options *opts,
+			  const struct camera_result *result);
 int camera_write_summary(const char *path, const struct camera_options *opts,
 			 const struct camera_result *result);
+
+/* In the --out folder: summary.json and index.html, the page that shows the
+ * frames, contact.png and timing.svg (camera_run() writes those two). */
+int camera_write_report(const struct camera_options *opts, const struct camera_result *result);
 
 #endif

@@ -4,7 +4,6 @@
  * write PNG frames and summary.json.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,151 +17,234 @@
 #include "camera.h"
 #include "commands.h"
 
-static void usage(FILE *out)
+const struct cli_choice camera_formats[] = {
+	{ "YUYV", V4L2_PIX_FMT_YUYV },
+	{ "NV12", V4L2_PIX_FMT_NV12 },
+	{ 0 },
+};
+
+const struct cli_choice camera_backends[] = {
+	{ "vulkan-dmabuf", LLMEM_BACKEND_VULKAN_DMABUF },
+	{ "llmem-dmabuf", LLMEM_BACKEND_LLMEM_DMABUF },
+	{ "llmem-host-pointer", LLMEM_BACKEND_LLMEM_HOST_POINTER },
+	{ 0 },
+};
+
+static struct {
+	const char *device;
+	uint32_t format;
+	uint32_t size[2];
+	uint64_t frames;
+	const char *out;
+	uint64_t input;
+	uint64_t buffers;
+	bool copy;
+	uint32_t backend;
+	bool contiguous;
+	bool bt601, bt709, full_range, limited_range;
+	bool json, quiet;
+	bool input_given;
+} args = {
+	.format = V4L2_PIX_FMT_YUYV,
+	.size = { 1280, 720 },
+	.frames = 30,
+	.buffers = 4,
+};
+
+static const struct cli_option options[] = {
+	{ .name = "device",
+	  .short_name = 'd',
+	  .type = CLI_PATH,
+	  .value = &args.device,
+	  .meta = "PATH",
+	  .help = "the capture node; default: the first that imports DMA-BUFs" },
+	{ .name = "format",
+	  .short_name = 'f',
+	  .type = CLI_CHOICE,
+	  .value = &args.format,
+	  .meta = "FOURCC",
+	  .choices = camera_formats,
+	  .help = "the pixel format (default YUYV)" },
+	{ .name = "size",
+	  .short_name = 's',
+	  .type = CLI_WXH,
+	  .value = args.size,
+	  .meta = "WxH",
+	  .min = 2,
+	  .max = 16384,
+	  .help = "frame size in pixels (default 1280x720)" },
+	{ .name = "frames",
+	  .short_name = 'n',
+	  .type = CLI_UINT,
+	  .value = &args.frames,
+	  .meta = "N",
+	  .min = 1,
+	  .max = 1000000,
+	  .help = "frames to capture (default 30)" },
+	{ .name = "out",
+	  .short_name = 'o',
+	  .type = CLI_PATH,
+	  .value = &args.out,
+	  .meta = "DIR",
+	  .help = "write frame-NNN.png and summary.json into DIR" },
+	{ .name = "input",
+	  .short_name = 'i',
+	  .type = CLI_UINT,
+	  .value = &args.input,
+	  .meta = "N",
+	  .max = 255,
+	  .given = &args.input_given,
+	  .help = "select video input N (default: leave the device's)" },
+	{ .name = "buffers",
+	  .short_name = 'b',
+	  .type = CLI_UINT,
+	  .value = &args.buffers,
+	  .meta = "N",
+	  .min = 2,
+	  .max = LLMEM_CAMERA_MAX_BUFFERS,
+	  .help = "buffers to ask the driver for (default 4)" },
+	{ .name = "copy",
+	  .short_name = 'c',
+	  .type = CLI_FLAG,
+	  .value = &args.copy,
+	  .help = "the copy path: the driver's own buffers, copied by the CPU" },
+	{ .name = "backend",
+	  .short_name = 'B',
+	  .type = CLI_CHOICE,
+	  .value = &args.backend,
+	  .meta = "NAME",
+	  .choices = camera_backends,
+	  .help = "where the frames' pages come from (default: the best that works)" },
+	{ .name = "contiguous",
+	  .short_name = 'C',
+	  .type = CLI_FLAG,
+	  .value = &args.contiguous,
+	  .help = "physically contiguous frames from the start" },
+	{ .name = "bt601",
+	  .type = CLI_FLAG,
+	  .value = &args.bt601,
+	  .help = "convert with BT.601 (default: what the driver says)" },
+	{ .name = "bt709",
+	  .type = CLI_FLAG,
+	  .value = &args.bt709,
+	  .help = "convert with BT.709 (default: what the driver says)" },
+	{ .name = "full-range",
+	  .type = CLI_FLAG,
+	  .value = &args.full_range,
+	  .help = "full-range Y'CbCr (default: what the driver says)" },
+	{ .name = "limited-range",
+	  .type = CLI_FLAG,
+	  .value = &args.limited_range,
+	  .help = "limited-range Y'CbCr (default: what the driver says)" },
+	{ .name = "json",
+	  .short_name = 'j',
+	  .type = CLI_FLAG,
+	  .value = &args.json,
+	  .help = "print the summary as JSON on stdout (schema in docs/cli.md)" },
+	CLI_OPTION_QUIET(&args.quiet, "print nothing but errors"),
+	{ 0 },
+};
+
+static int check(const struct cli_command *cmd)
 {
-	fprintf(out, "usage: llmem camera --device /dev/videoN [--format YUYV|NV12] [--size WxH]\n"
-		     "                    [--frames N] [--out DIR] [--input N] [--buffers N]\n"
-		     "                    [--copy] [--backend "
-		     "vulkan-dmabuf|llmem-dmabuf|llmem-host-pointer]\n"
-		     "                    [--contiguous] [--bt709] [--full-range]\n");
+	if (args.bt601 && args.bt709)
+		return cli_fail(cmd, CLI_USAGE, "--bt601 and --bt709 exclude each other");
+	if (args.full_range && args.limited_range)
+		return cli_fail(cmd, CLI_USAGE,
+				"--full-range and --limited-range exclude each other");
+	if (args.copy && (args.backend || args.contiguous))
+		return cli_fail(cmd, CLI_USAGE,
+				"--copy captures into the driver's buffers: --%s does not apply",
+				args.backend ? "backend" : "contiguous");
+	return CLI_OK;
 }
 
-int camera_parse_format(const char *s, uint32_t *fourcc)
+static void options_to_camera(struct camera_options *o)
 {
-	if (!strcmp(s, "YUYV"))
-		*fourcc = V4L2_PIX_FMT_YUYV;
-	else if (!strcmp(s, "NV12"))
-		*fourcc = V4L2_PIX_FMT_NV12;
-	else
-		return -EINVAL;
-	return 0;
-}
+	struct llmem_camera_create_info *c = &o->create;
 
-int camera_parse_backend(const char *s, uint32_t *backend)
-{
-	for (uint32_t b = LLMEM_BACKEND_VULKAN_DMABUF; b <= LLMEM_BACKEND_LLMEM_HOST_POINTER; b++)
-		if (!strcmp(s, llmem_backend_name(b))) {
-			*backend = b;
-			return 0;
-		}
-	return -EINVAL;
-}
-
-int llmem_cmd_camera(int argc, char **argv)
-{
-	static const struct option longopts[] = {
-		{ "device", required_argument, NULL, 'd' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "size", required_argument, NULL, 's' },
-		{ "frames", required_argument, NULL, 'n' },
-		{ "out", required_argument, NULL, 'o' },
-		{ "input", required_argument, NULL, 'i' },
-		{ "buffers", required_argument, NULL, 'b' },
-		{ "copy", no_argument, NULL, 'c' },
-		{ "backend", required_argument, NULL, 'B' },
-		{ "contiguous", no_argument, NULL, 'C' },
-		{ "bt601", no_argument, NULL, '6' },
-		{ "bt709", no_argument, NULL, '7' },
-		{ "full-range", no_argument, NULL, 'F' },
-		{ "limited-range", no_argument, NULL, 'L' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
-	struct camera_options o = {
+	*o = (struct camera_options){
 		.create = {
-			.fourcc = V4L2_PIX_FMT_YUYV,
-			.width = 1280,
-			.height = 720,
-			.buffers = 4,
+			.device = args.device,
+			.fourcc = args.format,
+			.width = args.size[0],
+			.height = args.size[1],
+			.buffers = (uint32_t)args.buffers,
+			.input = (uint32_t)args.input,
+			.backend = args.backend,
 		},
-		.frames = 30,
+		.frames = (uint32_t)args.frames,
+		.out_dir = args.out,
+		.quiet = args.quiet || args.json,
 	};
-	struct llmem_camera_create_info *c = &o.create;
-	struct camera_result r;
-	char summary[4096];
-	int opt, ret;
+	if (args.input_given)
+		c->flags |= LLMEM_CAMERA_INPUT;
+	if (args.copy)
+		c->flags |= LLMEM_CAMERA_COPY;
+	if (args.contiguous)
+		c->flags |= LLMEM_CAMERA_CONTIGUOUS;
+	if (args.bt601 || args.bt709) {
+		c->flags |= LLMEM_CAMERA_ENCODING;
+		c->encoding = args.bt709 ? LLMEM_YCBCR_BT709 : LLMEM_YCBCR_BT601;
+	}
+	if (args.full_range || args.limited_range) {
+		c->flags |= LLMEM_CAMERA_RANGE;
+		c->range = args.full_range ? LLMEM_YCBCR_FULL_RANGE : LLMEM_YCBCR_LIMITED_RANGE;
+	}
+}
 
-	while ((opt = getopt_long(argc, argv, "d:f:s:n:o:i:b:cB:C67FLh", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'd':
-			c->device = optarg;
-			break;
-		case 'f':
-			if (camera_parse_format(optarg, &c->fourcc)) {
-				fprintf(stderr, "llmem camera: format %s: YUYV or NV12\n", optarg);
-				return 2;
-			}
-			break;
-		case 's':
-			if (sscanf(optarg, "%ux%u", &c->width, &c->height) != 2) {
-				fprintf(stderr, "llmem camera: size %s: WIDTHxHEIGHT\n", optarg);
-				return 2;
-			}
-			break;
-		case 'n':
-			o.frames = (uint32_t)strtoul(optarg, NULL, 10);
-			break;
-		case 'o':
-			o.out_dir = optarg;
-			break;
-		case 'i':
-			c->input = (uint32_t)atoi(optarg);
-			c->flags |= LLMEM_CAMERA_INPUT;
-			break;
-		case 'b':
-			c->buffers = (uint32_t)strtoul(optarg, NULL, 10);
-			break;
-		case 'c':
-			c->flags |= LLMEM_CAMERA_COPY;
-			break;
-		case 'B':
-			if (camera_parse_backend(optarg, &c->backend)) {
-				fprintf(stderr, "llmem camera: unknown backend %s\n", optarg);
-				return 2;
-			}
-			break;
-		case 'C':
-			c->flags |= LLMEM_CAMERA_CONTIGUOUS;
-			break;
-		case '6':
-		case '7':
-			c->encoding = opt == '7' ? LLMEM_YCBCR_BT709 : LLMEM_YCBCR_BT601;
-			c->flags |= LLMEM_CAMERA_ENCODING;
-			break;
-		case 'F':
-		case 'L':
-			c->range = opt == 'F' ? LLMEM_YCBCR_FULL_RANGE : LLMEM_YCBCR_LIMITED_RANGE;
-			c->flags |= LLMEM_CAMERA_RANGE;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
-		}
-	}
-	if (!c->device || !o.frames || !c->buffers || optind != argc) {
-		usage(stderr);
-		return 2;
-	}
-	ret = camera_run(&o, &r);
-	if (ret)
-		return 1;
+static void print_human(const struct camera_options *o, const struct camera_result *r)
+{
+	const struct llmem_camera_info *i = &r->info;
+
 	printf("llmem camera: %u frames %ux%u %.4s from %s (%s) in %.2f s (%.1f fps), %s path, "
 	       "backend %s\n",
-	       r.frames, c->width, c->height, (const char *)&c->fourcc, r.info.device,
-	       r.info.driver, r.seconds, r.frames / r.seconds,
-	       c->flags & LLMEM_CAMERA_COPY ? "copy" : "zero-copy",
-	       c->flags & LLMEM_CAMERA_COPY ? "copy" : llmem_backend_name(r.info.backend));
+	       r->frames, i->format.width, i->format.height, (const char *)&i->format.fourcc,
+	       i->device, i->driver, r->seconds, r->frames / r->seconds,
+	       args.copy ? "copy" : "zero-copy",
+	       args.copy ? "copy" : llmem_backend_name(i->backend));
 	printf("  CPU per frame %.1f us (median), conversion %.1f us, %llu bytes copied per "
 	       "frame\n",
-	       r.cpu_us_median, r.convert_us_median, (unsigned long long)r.bytes_copied_per_frame);
-	if (o.out_dir) {
-		snprintf(summary, sizeof(summary), "%s/summary.json", o.out_dir);
-		if (camera_write_summary(summary, &o, &r))
-			return 1;
-		printf("  frames and summary.json in %s\n", o.out_dir);
-	}
-	return 0;
+	       r->cpu_us_median, r->convert_us_median,
+	       (unsigned long long)r->bytes_copied_per_frame);
+	if (o->out_dir)
+		printf("  frames, contact.png, timing.svg, summary.json and index.html in %s\n",
+		       o->out_dir);
 }
+
+static int run(const struct cli_command *cmd, int argc, char **argv)
+{
+	struct camera_options o;
+	struct camera_result r;
+	int ret;
+
+	ret = cli_parse(cmd, argc, argv);
+	if (ret <= 0)
+		return -ret;
+	ret = check(cmd);
+	if (ret)
+		return ret;
+	options_to_camera(&o);
+	if (camera_run(&o, &r))
+		return CLI_FAILED;
+	if (o.out_dir && camera_write_report(&o, &r))
+		return CLI_FAILED;
+	if (args.json)
+		camera_print_summary(stdout, &o, &r);
+	else if (!args.quiet)
+		print_human(&o, &r);
+	return CLI_OK;
+}
+
+const struct cli_command cmd_camera = {
+	.name = "camera",
+	.summary = "capture, convert on the device, write PNGs (zero-copy)",
+	.description =
+		"Captures frames from a V4L2 camera straight into llmem pages shared as\n"
+		"DMA-BUFs, converts each to RGBA on the device where it lies, and times the\n"
+		"pipeline thread per frame.  With --out, writes each frame as a PNG and a\n"
+		"summary.json of the run.  Without --device it takes the first capture node\n"
+		"that imports DMA-BUFs and says which.",
+	.options = options,
+	.run = run,
+};

@@ -3,7 +3,6 @@
  * llmem info: what the session reports about a device, for people (the
  * default) and for scripts (--json).
  */
-#include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +11,7 @@
 #include <llmem/llmem.h>
 
 #include "commands.h"
+#include "vk_names.h"
 
 static const struct {
 	uint32_t bit;
@@ -23,21 +23,6 @@ static const struct {
 	{ 0x40, "DEVICE_COHERENT_AMD" }, { 0x80, "DEVICE_UNCACHED_AMD" },
 	{ 0x100, "RDMA_CAPABLE_NV" },
 };
-
-static const struct {
-	uint32_t bit;
-	const char *name;
-} caps[] = {
-	{ LLMEM_CAP_DMABUF_EXPORT, "dmabuf_export" },
-	{ LLMEM_CAP_DMABUF_IMPORT, "dmabuf_import" },
-	{ LLMEM_CAP_HOST_POINTER_IMPORT, "host_pointer_import" },
-	{ LLMEM_CAP_DRM_FORMAT_MODIFIERS, "drm_format_modifiers" },
-	{ LLMEM_CAP_LLMEM_DEVICE, "llmem_device" },
-	{ LLMEM_CAP_QUEUE_FAMILY_FOREIGN, "queue_family_foreign" },
-};
-
-static const char *const device_types[] = { "other", "integrated-gpu", "discrete-gpu",
-					    "virtual-gpu", "cpu" };
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -69,8 +54,7 @@ static void print_human(const struct llmem_session_info *i)
 
 	api_version(i->api_version, api, sizeof(api));
 	printf("device:   %s\n", i->device_name);
-	printf("type:     %s (vendor 0x%04x, device 0x%04x)\n",
-	       i->device_type < N(device_types) ? device_types[i->device_type] : "unknown",
+	printf("type:     %s (vendor 0x%04x, device 0x%04x)\n", vk_device_type_name(i->device_type),
 	       i->vendor_id, i->device_id);
 	printf("driver:   %s%s%s\n", i->driver_name[0] ? i->driver_name : "(unknown)",
 	       i->driver_info[0] ? ", " : "", i->driver_info);
@@ -94,8 +78,9 @@ static void print_human(const struct llmem_session_info *i)
 	printf("  minImportedHostPointerAlignment %llu\n",
 	       (unsigned long long)i->min_imported_host_pointer_alignment);
 	printf("\ncapabilities:\n");
-	for (size_t c = 0; c < N(caps); c++)
-		printf("  %-22s %s\n", caps[c].name, i->caps & caps[c].bit ? "yes" : "no");
+	for (size_t c = 0; c < vk_cap_name_count; c++)
+		printf("  %-22s %s\n", vk_cap_names[c].name,
+		       i->caps & vk_cap_names[c].bit ? "yes" : "no");
 }
 
 static void json_string(const char *s)
@@ -141,8 +126,7 @@ static void print_json(const struct llmem_session_info *i)
 	json_string(i->driver_info);
 	printf(",\n  \"api_version\": \"%s\",\n", api);
 	printf("  \"vendor_id\": %u,\n  \"device_id\": %u,\n  \"device_type\": \"%s\",\n",
-	       i->vendor_id, i->device_id,
-	       i->device_type < N(device_types) ? device_types[i->device_type] : "unknown");
+	       i->vendor_id, i->device_id, vk_device_type_name(i->device_type));
 	printf("  \"memory_heaps\": [");
 	for (uint32_t h = 0; h < i->memory_heap_count; h++)
 		printf("%s\n    {\"index\": %u, \"size\": %llu, \"device_local\": %s}",
@@ -167,74 +151,71 @@ static void print_json(const struct llmem_session_info *i)
 	       (unsigned long long)i->non_coherent_atom_size,
 	       (unsigned long long)i->min_imported_host_pointer_alignment);
 	printf("  \"capabilities\": {");
-	for (size_t c = 0; c < N(caps); c++)
-		printf("%s\"%s\": %s", c ? ", " : "", caps[c].name,
-		       i->caps & caps[c].bit ? "true" : "false");
+	for (size_t c = 0; c < vk_cap_name_count; c++)
+		printf("%s\"%s\": %s", c ? ", " : "", vk_cap_names[c].name,
+		       i->caps & vk_cap_names[c].bit ? "true" : "false");
 	printf("}\n}\n");
 }
 
-static void usage(FILE *out)
-{
-	fprintf(out, "usage: llmem info [--json] [--device INDEX|NAME] [--validation]\n\n"
-		     "Describes a Vulkan device as libllmem sees it.  --device picks by index\n"
-		     "or by a piece of the name (the LLMEM_DEVICE environment variable wins).\n");
-}
+static struct {
+	bool json;
+	bool validation;
+	const char *device;
+} args;
 
-int llmem_cmd_info(int argc, char **argv)
+static const struct cli_option options[] = {
+	CLI_OPTION_JSON(&args.json),
+	{ .name = "device",
+	  .short_name = 'd',
+	  .type = CLI_STRING,
+	  .value = &args.device,
+	  .meta = "INDEX|NAME",
+	  .help = "the Vulkan device, by index or a piece of its name (LLMEM_DEVICE wins)" },
+	{ .name = "validation",
+	  .short_name = 'v',
+	  .type = CLI_FLAG,
+	  .value = &args.validation,
+	  .help = "with the Vulkan validation layer on" },
+	{ 0 },
+};
+
+static int run(const struct cli_command *cmd, int argc, char **argv)
 {
-	static const struct option options[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "device", required_argument, NULL, 'd' },
-		{ "validation", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	struct llmem_session_create_info ci = { .app_name = "llmem info" };
 	struct llmem_session_info info;
 	struct llmem_session *s;
-	bool json = false;
-	int opt, ret;
+	uint64_t index;
+	int ret;
 
-	while ((opt = getopt_long(argc, argv, "jd:vh", options, NULL)) != -1) {
-		switch (opt) {
-		case 'j':
-			json = true;
-			break;
-		case 'd': {
-			char *end;
-			unsigned long index = strtoul(optarg, &end, 10);
-
-			if (*optarg && !*end)
-				ci.device_index = (uint32_t)index;
-			else
-				ci.device_name = optarg;
-			break;
-		}
-		case 'v':
-			ci.flags |= LLMEM_SESSION_VALIDATION;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
-		}
-	}
-	if (optind != argc) {
-		usage(stderr);
-		return 2;
-	}
+	ret = cli_parse(cmd, argc, argv);
+	if (ret <= 0)
+		return -ret;
+	if (args.device && !cli_parse_uint(args.device, 0, UINT32_MAX, &index))
+		ci.device_index = (uint32_t)index;
+	else
+		ci.device_name = args.device;
+	if (args.validation)
+		ci.flags |= LLMEM_SESSION_VALIDATION;
 	ret = llmem_session_create(&ci, &s);
-	if (ret) {
-		fprintf(stderr, "llmem info: %s: %s\n", llmem_strerror(ret), llmem_last_error());
-		return 1;
-	}
+	if (ret)
+		return cli_fail(cmd, CLI_FAILED, "Vulkan session: %s", llmem_last_error());
 	llmem_session_get_info(s, &info);
-	if (json)
+	if (args.json)
 		print_json(&info);
 	else
 		print_human(&info);
 	llmem_session_destroy(s);
-	return 0;
+	return CLI_OK;
 }
+
+const struct cli_command cmd_info = {
+	.name = "info",
+	.summary = "describe a Vulkan device: memory, limits, capabilities",
+	.description =
+		"Describes a Vulkan device as libllmem sees it: its driver, memory types and\n"
+		"heaps, the memory flag sets a memory can ask for, the limits the\n"
+		"sub-allocator honours, and what the device can share (DMA-BUF export\n"
+		"and import, host pointers, DRM format modifiers, /dev/llmem).",
+	.options = options,
+	.run = run,
+};

@@ -46,12 +46,18 @@ struct llmem_buffer_create_info {
 	uint32_t usage;
 	/* Debug name for listings and messages; copied; leave NULL for none. */
 	const char *name;
+	/* Bytes the buffer's offset in its page is a multiple of, a power of
+	 * two, on top of what the device asks for; leave 0 for the device's
+	 * alone.  4096 lets the buffer be exported as a DMA-BUF of its own
+	 * (llmem_buffer_export_range()). */
+	uint64_t alignment;
 };
 
 /**
  * llmem_buffer_create() - place a new buffer in @memory.
  *
- * Return: 0; -EINVAL for NULL arguments, size 0 or unknown usage bits;
+ * Return: 0; -EINVAL for NULL arguments, size 0, unknown usage bits or an
+ * alignment that is not a power of two;
  * -ENOTSUP when the memory's type cannot hold a buffer of this usage;
  * -ENOMEM when no page can be allocated; -EIO for other Vulkan failures.
  */
@@ -72,7 +78,8 @@ int llmem_buffer_create_from_host(struct llmem_memory *memory,
 
 /**
  * llmem_buffer_create_like_buffer() - a buffer of @like's size and usage.
- * @info: NULL, or overrides: a non-zero usage replaces @like's, a name is used.
+ * @info: NULL, or overrides: a non-zero usage replaces @like's, a name and
+ *	an alignment are used.
  *
  * The new buffer lives in @memory, which need not be @like's.
  */

@@ -99,6 +99,10 @@ struct llmem_camera_create_info {
  *	on the copy path, whose frames the driver allocates.
  * @encoding: enum llmem_ycbcr_encoding the conversion uses.
  * @range: enum llmem_ycbcr_range the conversion uses.
+ * @frames_per_page: frames that share one page of memory: on llmem.ko's
+ *	pages all of them (as many as a contiguous page holds), each a range of
+ *	the page exported as a DMA-BUF of its own; 1 on Vulkan's exported pages
+ *	and on the copy path.
  */
 struct llmem_camera_info {
 	char device[64];
@@ -111,7 +115,7 @@ struct llmem_camera_info {
 	uint32_t backend;
 	uint32_t encoding;
 	uint32_t range;
-	uint32_t reserved;
+	uint32_t frames_per_page;
 };
 
 /**
@@ -177,6 +181,17 @@ int llmem_camera_get_info(const struct llmem_camera *camera, struct llmem_camera
  */
 int llmem_camera_buffer(const struct llmem_camera *camera, uint32_t index,
 			struct llmem_buffer **out);
+
+/**
+ * llmem_camera_export() - the DMA-BUF V4L2 buffer @index is queued as: a
+ * range of a page of the frames' memory, a whole page, or on the copy path
+ * the driver's own buffer (VIDIOC_EXPBUF); to ask llmem.ko who holds it.
+ * @fd: receives a new close-on-exec fd, the caller's to close.
+ *
+ * Return: 0; -EINVAL for NULL or an @index past the buffers; fcntl()'s
+ * errno.
+ */
+int llmem_camera_export(const struct llmem_camera *camera, uint32_t index, int *fd);
 
 /* VIDIOC_STREAMON and VIDIOC_STREAMOFF; stopping dequeues nothing more and
  * requeues every frame, released or not, for the next start. */

@@ -101,6 +101,11 @@ enum llmem_caps {
 	LLMEM_CAP_LLMEM_DEVICE = 1u << 4,
 	/* VK_EXT_queue_family_foreign: ownership transfers to other devices. */
 	LLMEM_CAP_QUEUE_FAMILY_FOREIGN = 1u << 5,
+	/* VK_KHR_external_semaphore_fd with sync_file payloads: a queue's work
+	 * can signal a sync_file (export) and wait for one on the device
+	 * (import); without them a sync_file is waited for on the CPU. */
+	LLMEM_CAP_SYNC_FD_EXPORT = 1u << 6,
+	LLMEM_CAP_SYNC_FD_IMPORT = 1u << 7,
 };
 
 #define LLMEM_MAX_MEMORY_TYPES 32

@@ -139,14 +139,53 @@ int llmem_memory_export_page_opaque_fd(struct llmem_memory *memory, uint32_t pag
 int llmem_buffer_export(struct llmem_buffer *buffer, struct llmem_dmabuf_region *out);
 
 /**
+ * llmem_buffer_export_range() - a buffer as a DMA-BUF of its own, whose
+ * first byte is the buffer's: {fd, 0, size}.
+ *
+ * V4L2 takes no offset into a capture DMA-BUF, so frames sub-allocated in
+ * one page reach a camera each as a DMA-BUF over its own bytes of the page
+ * (llmem.ko's LLMEM_IOC_EXPORT_RANGE): they share the page's memory, and
+ * llmem.ko tracks each fd as a buffer of its own.  The buffer must start at
+ * a multiple of 4096 in its page (llmem_buffer_create_info.alignment); the
+ * DMA-BUF covers the whole pages its bytes touch, so @out->size is the
+ * buffer's size rounded up to 4096.
+ *
+ * Return: 0; -EINVAL for NULL arguments or a buffer that does not start at
+ * a multiple of 4096; -ENOTSUP for a memory that is not shared or whose
+ * pages are not llmem.ko's (backends llmem-dmabuf and llmem-host-pointer,
+ * or imports of llmem.ko's DMA-BUFs); -ENODEV without /dev/llmem; the
+ * ioctl's errno otherwise.
+ */
+int llmem_buffer_export_range(struct llmem_buffer *buffer, struct llmem_dmabuf_region *out);
+
+/* Flags of llmem_buffer_export_frame(). */
+enum llmem_export_flags {
+	/* The frame in a DMA-BUF of the buffer's own (as
+	 * llmem_buffer_export_range() makes it), offsets counted from the
+	 * buffer's first byte; without it, the page's DMA-BUF, offsets counted
+	 * from the page's. */
+	LLMEM_EXPORT_RANGE = 1u << 0,
+	/* For an importer that takes no offset into a DMA-BUF (V4L2 capture):
+	 * the frame's first plane must start at the fd's first byte, -EINVAL
+	 * otherwise. */
+	LLMEM_EXPORT_NO_OFFSET = 1u << 1,
+};
+
+/**
  * llmem_buffer_export_frame() - a frame laid out in a buffer, for importers.
  * @layout: where the frame lies in @buffer (llmem_frame_layout_init()).
+ * @flags: enum llmem_export_flags; 0 for the page's DMA-BUF and the frame's
+ *	offsets in it, what DRM/KMS (drmModeAddFB2) and codecs that take an
+ *	offset want.
  *
- * Return: 0; -EINVAL for NULL arguments or a layout that does not fit the
- * buffer; -ENOTSUP when the buffer's memory is not shared.
+ * Return: 0; -EINVAL for NULL arguments, unknown flags, a layout that does
+ * not fit the buffer, or with LLMEM_EXPORT_NO_OFFSET a frame that does not
+ * start at the fd's first byte (the message says where it starts); the
+ * errors of llmem_buffer_export_range() with LLMEM_EXPORT_RANGE; -ENOTSUP
+ * when the buffer's memory is not shared.
  */
 int llmem_buffer_export_frame(struct llmem_buffer *buffer, const struct llmem_frame_layout *layout,
-			      struct llmem_dmabuf_frame *out);
+			      uint32_t flags, struct llmem_dmabuf_frame *out);
 
 /* Directions for llmem_buffer_begin_cpu_access(), as DMA_BUF_SYNC_*. */
 enum llmem_cpu_access {
@@ -234,6 +273,68 @@ struct llmem_dmabuf_state {
 	char exporter[LLMEM_DMABUF_NAME_LEN];
 	char name[LLMEM_DMABUF_NAME_LEN];
 };
+
+/*
+ * Explicit sync: a DMA-BUF carries the fences of the work that reads and
+ * writes it (its reservation object).  The calls below turn them into a
+ * sync_file for whoever must wait (export), and add a sync_file of the
+ * caller's to them before the buffer is handed on (import), through
+ * DMA_BUF_IOCTL_EXPORT_SYNC_FILE and DMA_BUF_IOCTL_IMPORT_SYNC_FILE (Linux
+ * 6.0 and later).  Queues wait for and signal sync_files in transfer.h.
+ */
+
+/* What the access a fence is exported for or imported as is. */
+enum llmem_sync_access {
+	/* Export: the fences a reader must wait for (those of writers).
+	 * Import: the fence of a reader. */
+	LLMEM_SYNC_READ = 1u << 0,
+	/* Export: the fences a writer must wait for (all of them).
+	 * Import: the fence of a writer. */
+	LLMEM_SYNC_WRITE = 1u << 1,
+};
+
+/**
+ * llmem_dmabuf_export_sync_file() - the fences of DMA-BUF @dmabuf that an
+ * access of @access must wait for, as one sync_file.
+ * @dmabuf: any DMA-BUF; it stays the caller's.
+ * @access: enum llmem_sync_access bits, at least one.
+ * @fd: receives a new close-on-exec sync_file, the caller's.  It is
+ *	signalled already when there is nothing to wait for.
+ *
+ * Return: 0; -EINVAL for NULL @fd, no or unknown @access bits, or a
+ * @dmabuf that is not a DMA-BUF (or a kernel older than 6.0); -EBADF for
+ * one that is not open; the ioctl's errno otherwise.
+ */
+int llmem_dmabuf_export_sync_file(int dmabuf, uint32_t access, int *fd);
+
+/**
+ * llmem_dmabuf_import_sync_file() - add the fence of sync_file @fd to
+ * DMA-BUF @dmabuf as the fence of a reader or a writer (@access: exactly
+ * one of LLMEM_SYNC_READ, LLMEM_SYNC_WRITE).  Both fds stay the caller's.
+ *
+ * Importers that sync implicitly (a display, a camera, mmap with
+ * DMA_BUF_IOCTL_SYNC) then wait for it.
+ *
+ * Return: 0; -EINVAL for bad @access bits, a @dmabuf that is not a DMA-BUF
+ * or an @fd that is not a sync_file; -EBADF for an fd that is not open;
+ * the ioctl's errno otherwise.
+ */
+int llmem_dmabuf_import_sync_file(int dmabuf, uint32_t access, int fd);
+
+/* The same for the DMA-BUF of @buffer's page.  -ENOTSUP for a buffer of a
+ * memory with no DMA-BUF behind its pages (not shared, wrapped host memory,
+ * opaque fds). */
+int llmem_buffer_export_sync_file(struct llmem_buffer *buffer, uint32_t access, int *fd);
+int llmem_buffer_import_sync_file(struct llmem_buffer *buffer, uint32_t access, int fd);
+
+/**
+ * llmem_sync_file_wait() - wait until sync_file @fd has signalled.
+ * @timeout_ms: 0 to poll, negative to wait for as long as it takes.
+ *
+ * Return: 0 when signalled; -ETIMEDOUT; -EINVAL for an fd that is not a
+ * sync_file; -EBADF for one that is not open.
+ */
+int llmem_sync_file_wait(int fd, int timeout_ms);
 
 /**
  * llmem_dmabuf_query() - ask llmem.ko who holds a DMA-BUF and how.

@@ -133,6 +133,40 @@ int llmem_event_wait(struct llmem_event *event, uint64_t timeout_ns);
 /* Frees @event, done or not (the work goes on).  NULL is a no-op. */
 void llmem_event_release(struct llmem_event *event);
 
+/**
+ * llmem_queue_wait_sync_file() - operations enqueued on @queue from now on
+ * start once the sync_file @fd has signalled: another device's or
+ * process's work on a buffer (llmem_buffer_export_sync_file(), a display's
+ * out-fence).
+ * @fd: the sync_file; it stays the caller's.
+ *
+ * Where the device imports sync_file payloads (LLMEM_CAP_SYNC_FD_IMPORT)
+ * the wait is the device's: the queue's next submission waits on a
+ * semaphore holding the fence, and the call returns at once.  Elsewhere the
+ * call waits on the CPU until the fence signals (for as long as it takes).
+ * Other queues do not wait.
+ *
+ * Return: 0; -EINVAL for a NULL queue or an @fd that is not a sync_file;
+ * -EBADF for one that is not open; -ENOMEM; -EIO.
+ */
+int llmem_queue_wait_sync_file(struct llmem_queue *queue, int fd);
+
+/**
+ * llmem_queue_signal_sync_file() - a sync_file that signals once every
+ * operation enqueued on @queue so far is done, for another device or
+ * process to wait for (llmem_buffer_import_sync_file(), a display's
+ * in-fence).
+ * @fd: receives a new close-on-exec sync_file, the caller's.
+ *
+ * Needs LLMEM_CAP_SYNC_FD_EXPORT: the queue submits a semaphore whose
+ * payload becomes the sync_file.
+ *
+ * Return: 0; -EINVAL for NULL arguments; -EBUSY with a batch open;
+ * -ENOTSUP where the device cannot export sync_files (wait for an event
+ * instead); -ENOMEM; -EIO.
+ */
+int llmem_queue_signal_sync_file(struct llmem_queue *queue, int *fd);
+
 /* Events a new operation must wait for; events of other queues are allowed. */
 struct llmem_wait_list {
 	uint32_t count;

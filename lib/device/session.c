@@ -17,18 +17,30 @@
 #define VALIDATION_LAYER "VK_LAYER_KHRONOS_validation"
 
 /* Device extensions that unlock capabilities; each is enabled only if present. */
-static const char *const optional_extensions[] = {
-	VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME,
-	VK_EXT_EXTERNAL_MEMORY_DMA_BUF_EXTENSION_NAME,
-	VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME,
-	VK_EXT_QUEUE_FAMILY_FOREIGN_EXTENSION_NAME,
-	VK_KHR_IMAGE_FORMAT_LIST_EXTENSION_NAME,
-	VK_EXT_IMAGE_DRM_FORMAT_MODIFIER_EXTENSION_NAME,
-	VK_KHR_SAMPLER_MIRROR_CLAMP_TO_EDGE_EXTENSION_NAME,
-	VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME,
+enum optional_extension {
+	EXT_MEMORY_FD,
+	EXT_MEMORY_DMA_BUF,
+	EXT_MEMORY_HOST,
+	EXT_QUEUE_FAMILY_FOREIGN,
+	EXT_IMAGE_FORMAT_LIST,
+	EXT_DRM_FORMAT_MODIFIER,
+	EXT_MIRROR_CLAMP_TO_EDGE,
+	EXT_PUSH_DESCRIPTOR,
+	EXT_SEMAPHORE_FD,
+	N_OPTIONAL,
 };
 
-#define N_OPTIONAL (sizeof(optional_extensions) / sizeof(optional_extensions[0]))
+static const char *const optional_extensions[N_OPTIONAL] = {
+	[EXT_MEMORY_FD] = VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME,
+	[EXT_MEMORY_DMA_BUF] = VK_EXT_EXTERNAL_MEMORY_DMA_BUF_EXTENSION_NAME,
+	[EXT_MEMORY_HOST] = VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME,
+	[EXT_QUEUE_FAMILY_FOREIGN] = VK_EXT_QUEUE_FAMILY_FOREIGN_EXTENSION_NAME,
+	[EXT_IMAGE_FORMAT_LIST] = VK_KHR_IMAGE_FORMAT_LIST_EXTENSION_NAME,
+	[EXT_DRM_FORMAT_MODIFIER] = VK_EXT_IMAGE_DRM_FORMAT_MODIFIER_EXTENSION_NAME,
+	[EXT_MIRROR_CLAMP_TO_EDGE] = VK_KHR_SAMPLER_MIRROR_CLAMP_TO_EDGE_EXTENSION_NAME,
+	[EXT_PUSH_DESCRIPTOR] = VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME,
+	[EXT_SEMAPHORE_FD] = VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME,
+};
 
 static VKAPI_ATTR VkBool32 VKAPI_CALL on_message(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
 						 VkDebugUtilsMessageTypeFlagsEXT type,
@@ -211,6 +223,21 @@ static uint32_t external_buffer_features(struct llmem_session *s,
 	return ep.externalMemoryProperties.externalMemoryFeatures;
 }
 
+/* What the device can do with binary semaphores whose payload is a sync_file. */
+static uint32_t sync_fd_features(struct llmem_session *s)
+{
+	VkPhysicalDeviceExternalSemaphoreInfo si = {
+		.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_SEMAPHORE_INFO,
+		.handleType = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_SYNC_FD_BIT,
+	};
+	VkExternalSemaphoreProperties ep = {
+		.sType = VK_STRUCTURE_TYPE_EXTERNAL_SEMAPHORE_PROPERTIES,
+	};
+
+	vkGetPhysicalDeviceExternalSemaphoreProperties(s->physical, &si, &ep);
+	return ep.externalSemaphoreFeatures;
+}
+
 /* Fills s->info from the physical device and the extensions found on it. */
 static void describe(struct llmem_session *s, const bool *enabled)
 {
@@ -231,7 +258,7 @@ static void describe(struct llmem_session *s, const bool *enabled)
 
 	vkGetPhysicalDeviceProperties(s->physical, &s->props);
 	vkGetPhysicalDeviceMemoryProperties(s->physical, &s->mem_props);
-	if (enabled[2]) {
+	if (enabled[EXT_MEMORY_HOST]) {
 		host.pNext = p2.pNext;
 		p2.pNext = &host;
 	}
@@ -273,9 +300,9 @@ static void describe(struct llmem_session *s, const bool *enabled)
 	info->buffer_image_granularity = s->props.limits.bufferImageGranularity;
 	info->non_coherent_atom_size = s->props.limits.nonCoherentAtomSize;
 	info->min_imported_host_pointer_alignment =
-		enabled[2] ? host.minImportedHostPointerAlignment : 0;
+		enabled[EXT_MEMORY_HOST] ? host.minImportedHostPointerAlignment : 0;
 
-	if (enabled[0] && enabled[1]) {
+	if (enabled[EXT_MEMORY_FD] && enabled[EXT_MEMORY_DMA_BUF]) {
 		features =
 			external_buffer_features(s, VK_EXTERNAL_MEMORY_HANDLE_TYPE_DMA_BUF_BIT_EXT);
 		if (features & VK_EXTERNAL_MEMORY_FEATURE_EXPORTABLE_BIT)
@@ -283,14 +310,21 @@ static void describe(struct llmem_session *s, const bool *enabled)
 		if (features & VK_EXTERNAL_MEMORY_FEATURE_IMPORTABLE_BIT)
 			info->caps |= LLMEM_CAP_DMABUF_IMPORT;
 	}
-	if (enabled[2])
+	if (enabled[EXT_MEMORY_HOST])
 		info->caps |= LLMEM_CAP_HOST_POINTER_IMPORT;
-	if (enabled[3])
+	if (enabled[EXT_QUEUE_FAMILY_FOREIGN])
 		info->caps |= LLMEM_CAP_QUEUE_FAMILY_FOREIGN;
-	if (enabled[5])
+	if (enabled[EXT_DRM_FORMAT_MODIFIER])
 		info->caps |= LLMEM_CAP_DRM_FORMAT_MODIFIERS;
-	s->mirror_clamp_to_edge = enabled[6];
-	if (enabled[7])
+	if (enabled[EXT_SEMAPHORE_FD]) {
+		features = sync_fd_features(s);
+		if (features & VK_EXTERNAL_SEMAPHORE_FEATURE_EXPORTABLE_BIT)
+			info->caps |= LLMEM_CAP_SYNC_FD_EXPORT;
+		if (features & VK_EXTERNAL_SEMAPHORE_FEATURE_IMPORTABLE_BIT)
+			info->caps |= LLMEM_CAP_SYNC_FD_IMPORT;
+	}
+	s->mirror_clamp_to_edge = enabled[EXT_MIRROR_CLAMP_TO_EDGE];
+	if (enabled[EXT_PUSH_DESCRIPTOR])
 		s->push_descriptor_set = (PFN_vkCmdPushDescriptorSetKHR)vkGetDeviceProcAddr(
 			s->device, "vkCmdPushDescriptorSetKHR");
 	if (access("/dev/llmem", F_OK) == 0)
@@ -340,8 +374,9 @@ static int create_device(struct llmem_session *s)
 		enabled[i] = ext_in(exts, n, optional_extensions[i]);
 	free(exts);
 	/* DMA-BUF needs the fd entry points; DRM modifiers need the format list. */
-	enabled[1] = enabled[1] && enabled[0];
-	enabled[5] = enabled[5] && enabled[4];
+	enabled[EXT_MEMORY_DMA_BUF] = enabled[EXT_MEMORY_DMA_BUF] && enabled[EXT_MEMORY_FD];
+	enabled[EXT_DRM_FORMAT_MODIFIER] =
+		enabled[EXT_DRM_FORMAT_MODIFIER] && enabled[EXT_IMAGE_FORMAT_LIST];
 	for (size_t i = 0; i < N_OPTIONAL; i++)
 		if (enabled[i])
 			names[count++] = optional_extensions[i];

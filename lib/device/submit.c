@@ -158,9 +158,13 @@ static int submit_moves(struct llmem_session *s)
 	return 0;
 }
 
+/* Enough for the few semaphores a submission carries. */
+#define MAX_WAITS 16
+
 int llmem_submit(struct llmem_session *s, const VkCommandBuffer *cmds, uint32_t count,
-		 VkFence fence)
+		 const struct llmem_submit_sync *sync, VkFence fence)
 {
+	VkPipelineStageFlags stages[MAX_WAITS];
 	VkSubmitInfo si = {
 		.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
 		.commandBufferCount = count,
@@ -168,6 +172,19 @@ int llmem_submit(struct llmem_session *s, const VkCommandBuffer *cmds, uint32_t 
 	};
 	VkResult r;
 	int ret;
+
+	if (sync) {
+		if (sync->wait_count > MAX_WAITS)
+			return llmem_error(-EINVAL, "submit: %u semaphores to wait for, at most %d",
+					   sync->wait_count, MAX_WAITS);
+		for (uint32_t i = 0; i < sync->wait_count; i++)
+			stages[i] = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
+		si.waitSemaphoreCount = sync->wait_count;
+		si.pWaitSemaphores = sync->waits;
+		si.pWaitDstStageMask = stages;
+		si.signalSemaphoreCount = sync->signal_count;
+		si.pSignalSemaphores = sync->signals;
+	}
 
 	pthread_mutex_lock(&s->queue_lock);
 	ret = submit_moves(s);

@@ -33,9 +33,18 @@ struct llmem_first_use {
 	atomic_bool settled;
 };
 
+/* Semaphores a submission waits for before any of its work, and signals. */
+struct llmem_submit_sync {
+	const VkSemaphore *waits;
+	uint32_t wait_count;
+	const VkSemaphore *signals;
+	uint32_t signal_count;
+};
+
 /**
  * llmem_submit() - submit @count command buffers to the session's queue,
  * signalling @fence (VK_NULL_HANDLE for none) when they are done.
+ * @sync: NULL, or semaphores to wait for first and to signal when done.
  *
  * The moves of images made since the last submission go first.
  * Context: takes the session's queue_lock; never waits for the device except
@@ -43,7 +52,7 @@ struct llmem_first_use {
  * Return: 0, -ENOMEM or -EIO with the Vulkan call named.
  */
 int llmem_submit(struct llmem_session *s, const VkCommandBuffer *cmds, uint32_t count,
-		 VkFence fence);
+		 const struct llmem_submit_sync *sync, VkFence fence);
 
 /* Lists @fu's image for the next submission.  Return: 0 or -ENOMEM. */
 int llmem_first_use_defer(struct llmem_session *s, struct llmem_first_use *fu);

@@ -74,6 +74,9 @@ LLMEM_PUBLIC int llmem_buffer_create(struct llmem_memory *m,
 	usage = info->usage ? info->usage : LLMEM_BUFFER_DEFAULT_USAGE;
 	if (usage & ~USAGE_MASK)
 		return llmem_error(-EINVAL, "buffer: unknown usage bits 0x%x", usage & ~USAGE_MASK);
+	if (info->alignment & (info->alignment - 1))
+		return llmem_error(-EINVAL, "buffer: alignment %llu is not a power of two",
+				   (unsigned long long)info->alignment);
 
 	s = llmem_memory_session(m);
 	b = buffer_alloc(info->name);
@@ -85,6 +88,8 @@ LLMEM_PUBLIC int llmem_buffer_create(struct llmem_memory *m,
 	if (ret)
 		goto out_free;
 	vkGetBufferMemoryRequirements(s->device, b->vk, &req);
+	if (info->alignment > req.alignment)
+		req.alignment = info->alignment;
 	ret = llmem_memory_place(m, &b->obj, &req, false, &page);
 	if (ret)
 		goto out_destroy_buffer;
@@ -157,6 +162,7 @@ static int create_like(struct llmem_memory *m, uint64_t size, uint32_t usage,
 		.size = size,
 		.usage = info && info->usage ? info->usage : usage,
 		.name = info ? info->name : NULL,
+		.alignment = info ? info->alignment : 0,
 	};
 
 	return llmem_buffer_create(m, &ci, out);

@@ -2,21 +2,26 @@
 /*
  * Pages and buffers of shared memories as importers see them: the page's
  * DMA-BUF (or, for CUDA, its opaque fd) and where the buffer, or a frame in
- * it, lies inside; and the DMA_BUF_IOCTL_SYNC brackets around CPU access.
+ * it, lies inside; or, for importers that take no offset, a DMA-BUF over
+ * the buffer's own pages, which llmem.ko cuts out of the page's.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include <linux/dma-buf.h>
+#include <linux/llmem.h>
 
 #include <llmem/buffer.h>
 #include <llmem/share.h>
 
 #include "base/error.h"
 #include "memory/buffer.h"
+
+/* llmem.ko cuts ranges in whole pages. */
+#define RANGE_ALIGN 4096u
 
 /* A new close-on-exec duplicate of page @page's DMA-BUF, the caller's. */
 static int dup_page_fd(struct llmem_memory *m, uint32_t page, int *fd)
@@ -64,22 +69,111 @@ LLMEM_PUBLIC int llmem_buffer_export(struct llmem_buffer *b, struct llmem_dmabuf
 	return 0;
 }
 
+/* llmem.ko's range of a page's DMA-BUF, as a DMA-BUF of its own. */
+static int export_range(int page_fd, uint64_t offset, uint64_t size, int *fd)
+{
+	struct llmem_export_range req = {
+		.fd = (uint32_t)page_fd,
+		.flags = LLMEM_EXPORT_RANGE_CLOEXEC,
+		.offset = offset,
+		.size = size,
+	};
+	int dev, ret;
+
+	dev = open("/dev/llmem", O_RDWR | O_CLOEXEC);
+	if (dev < 0)
+		return llmem_error(errno == ENOENT ? -ENODEV : -errno,
+				   "export range: open /dev/llmem: %s", strerror(errno));
+	do {
+		ret = ioctl(dev, LLMEM_IOC_EXPORT_RANGE, &req);
+	} while (ret == -1 && errno == EINTR);
+	ret = ret == -1 ? -errno : 0;
+	close(dev);
+	if (ret == -EINVAL)
+		return llmem_error(-ENOTSUP,
+				   "export range: the page's DMA-BUF is not one of llmem.ko's");
+	if (ret)
+		return llmem_error(ret, "export range: LLMEM_IOC_EXPORT_RANGE: %s", strerror(-ret));
+	*fd = (int)req.out_fd;
+	return 0;
+}
+
+static bool pages_from_llmem(uint32_t backend)
+{
+	return backend == LLMEM_BACKEND_LLMEM_DMABUF ||
+	       backend == LLMEM_BACKEND_LLMEM_HOST_POINTER ||
+	       backend == LLMEM_BACKEND_IMPORT_DMABUF ||
+	       backend == LLMEM_BACKEND_IMPORT_HOST_POINTER;
+}
+
+/* A DMA-BUF over the buffer's own pages: @out->fd, @out->size. */
+static int buffer_range(struct llmem_buffer *b, struct llmem_dmabuf_region *out)
+{
+	struct llmem_memory *m = b->obj.memory;
+	uint64_t offset = b->obj.alloc.offset;
+	int page_fd, ret;
+
+	if (m->sharing == LLMEM_SHARING_NONE || !pages_from_llmem(m->backend))
+		return llmem_error(-ENOTSUP,
+				   "export range: memory '%s' has pages from backend %s; a range "
+				   "needs llmem.ko's (llmem-dmabuf, llmem-host-pointer)",
+				   m->name, llmem_backend_name(m->backend));
+	if (offset % RANGE_ALIGN)
+		return llmem_error(-EINVAL,
+				   "export range: the buffer starts at %llu in its page, not a "
+				   "multiple of %u (create it with alignment %u)",
+				   (unsigned long long)offset, RANGE_ALIGN, RANGE_ALIGN);
+	ret = llmem_memory_page_fd(m, b->obj.alloc.page, &page_fd);
+	if (ret)
+		return ret;
+	out->size = (b->size + RANGE_ALIGN - 1) / RANGE_ALIGN * RANGE_ALIGN;
+	out->offset = 0;
+	return export_range(page_fd, offset, out->size, &out->fd);
+}
+
+LLMEM_PUBLIC int llmem_buffer_export_range(struct llmem_buffer *b, struct llmem_dmabuf_region *out)
+{
+	if (!b || !out)
+		return llmem_error(-EINVAL, "llmem_buffer_export_range: NULL argument");
+	*out = (struct llmem_dmabuf_region){ .fd = -1 };
+	return buffer_range(b, out);
+}
+
 LLMEM_PUBLIC int llmem_buffer_export_frame(struct llmem_buffer *b,
-					   const struct llmem_frame_layout *layout,
+					   const struct llmem_frame_layout *layout, uint32_t flags,
 					   struct llmem_dmabuf_frame *out)
 {
+	struct llmem_dmabuf_region region = { .fd = -1 };
+	uint64_t start;
 	int ret;
 
 	if (!b || !layout || !out)
 		return llmem_error(-EINVAL, "llmem_buffer_export_frame: NULL argument");
+	*out = (struct llmem_dmabuf_frame){ .fd = -1 };
+	if (flags & ~(uint32_t)(LLMEM_EXPORT_RANGE | LLMEM_EXPORT_NO_OFFSET))
+		return llmem_error(-EINVAL, "export frame: unknown flags 0x%x", flags);
 	if (layout->num_planes < 1 || layout->num_planes > LLMEM_FRAME_MAX_PLANES)
 		return llmem_error(-EINVAL, "export frame: %u planes", layout->num_planes);
 	if (layout->size > b->size)
 		return llmem_error(-EINVAL,
 				   "export frame: the frame needs %llu bytes, the buffer has %llu",
 				   (unsigned long long)layout->size, (unsigned long long)b->size);
-	*out = (struct llmem_dmabuf_frame){ .fd = -1 };
-	ret = dup_page_fd(b->obj.memory, b->obj.alloc.page, &out->fd);
+	start = (flags & LLMEM_EXPORT_RANGE ? 0 : b->obj.alloc.offset) + layout->offset[0];
+	if ((flags & LLMEM_EXPORT_NO_OFFSET) && start)
+		return llmem_error(
+			-EINVAL,
+			"export frame: the frame starts at byte %llu of its DMA-BUF, and "
+			"the importer takes no offset%s",
+			(unsigned long long)start,
+			flags & LLMEM_EXPORT_RANGE ? ""
+						   : " (LLMEM_EXPORT_RANGE gives the buffer "
+						     "a DMA-BUF of its own)");
+	if (flags & LLMEM_EXPORT_RANGE) {
+		ret = buffer_range(b, &region);
+		out->fd = region.fd;
+	} else {
+		ret = dup_page_fd(b->obj.memory, b->obj.alloc.page, &out->fd);
+	}
 	if (ret)
 		return ret;
 	out->fourcc = layout->fourcc;
@@ -88,45 +182,8 @@ LLMEM_PUBLIC int llmem_buffer_export_frame(struct llmem_buffer *b,
 	out->num_planes = layout->num_planes;
 	out->modifier = layout->modifier;
 	for (uint32_t p = 0; p < layout->num_planes; p++) {
-		out->offset[p] = b->obj.alloc.offset + layout->offset[p];
+		out->offset[p] = start - layout->offset[0] + layout->offset[p];
 		out->pitch[p] = layout->pitch[p];
 	}
 	return 0;
-}
-
-static int cpu_access(struct llmem_buffer *b, uint32_t access, uint64_t edge, const char *what)
-{
-	struct dma_buf_sync sync = { .flags = edge };
-	int fd, ret;
-
-	if (!b || !access || (access & ~(uint32_t)(LLMEM_CPU_READ | LLMEM_CPU_WRITE)))
-		return llmem_error(-EINVAL, "%s: NULL buffer or access 0x%x", what, access);
-	/* Pages with no DMA-BUF behind them (plain, wrapped host memory,
-	 * opaque fds) have no exporter to bracket; plain memory is told apart
-	 * first so that the common case leaves llmem_last_error() alone. */
-	if (!llmem_memory_handle_types(b->obj.memory))
-		return 0;
-	ret = llmem_memory_page_fd(b->obj.memory, b->obj.alloc.page, &fd);
-	if (ret == -ENOTSUP)
-		return 0;
-	if (ret)
-		return ret;
-	if (access & LLMEM_CPU_READ)
-		sync.flags |= DMA_BUF_SYNC_READ;
-	if (access & LLMEM_CPU_WRITE)
-		sync.flags |= DMA_BUF_SYNC_WRITE;
-	do {
-		ret = ioctl(fd, DMA_BUF_IOCTL_SYNC, &sync);
-	} while (ret == -1 && (errno == EINTR || errno == EAGAIN));
-	return ret ? llmem_error(-errno, "%s: DMA_BUF_IOCTL_SYNC: %s", what, strerror(errno)) : 0;
-}
-
-LLMEM_PUBLIC int llmem_buffer_begin_cpu_access(struct llmem_buffer *b, uint32_t access)
-{
-	return cpu_access(b, access, DMA_BUF_SYNC_START, "llmem_buffer_begin_cpu_access");
-}
-
-LLMEM_PUBLIC int llmem_buffer_end_cpu_access(struct llmem_buffer *b, uint32_t access)
-{
-	return cpu_access(b, access, DMA_BUF_SYNC_END, "llmem_buffer_end_cpu_access");
 }

@@ -71,12 +71,20 @@ LLMEM_PUBLIC int llmem_queue_create(struct llmem_session *s,
 	return 0;
 }
 
+void llmem_semaphores_clear(struct llmem_session *s, struct llmem_semaphores *set)
+{
+	for (uint32_t i = 0; i < set->count; i++)
+		vkDestroySemaphore(s->device, set->items[i], NULL);
+	set->count = 0;
+}
+
 static void record_free(struct llmem_queue *q, struct llmem_record *rec)
 {
 	VkDevice dev = q->session->device;
 
 	vkDestroyFence(dev, rec->fence, NULL);
 	vkFreeCommandBuffers(dev, q->pool, 1, &rec->cmd);
+	free(rec->waits.items);
 	free(rec->done);
 	free(rec);
 }
@@ -113,6 +121,10 @@ static void record_finish(struct llmem_queue *q, struct llmem_record *rec, bool 
 	}
 	rec->done_count = 0;
 	rec->recorded = false;
+	llmem_semaphores_clear(q->session, &rec->waits);
+	if (rec->signal)
+		vkDestroySemaphore(q->session->device, rec->signal, NULL);
+	rec->signal = VK_NULL_HANDLE;
 	vkResetCommandBuffer(rec->cmd, 0);
 	rec->next = q->free;
 	q->free = rec;
@@ -238,6 +250,8 @@ int llmem_queue_submit_open(struct llmem_queue *q)
 		.srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT,
 		.dstAccessMask = VK_ACCESS_HOST_READ_BIT | VK_ACCESS_HOST_WRITE_BIT,
 	};
+	struct llmem_submit_sync sync;
+	struct llmem_semaphores tmp;
 	VkResult r;
 	int ret;
 
@@ -249,7 +263,17 @@ int llmem_queue_submit_open(struct llmem_queue *q)
 		return llmem_vk_error(r, "vkEndCommandBuffer");
 	}
 	rec->ring_end = q->head;
-	ret = llmem_submit(q->session, &rec->cmd, 1, rec->fence);
+	/* The sync_files waited for so far go with this submission. */
+	tmp = rec->waits;
+	rec->waits = q->waits;
+	q->waits = tmp;
+	sync = (struct llmem_submit_sync){
+		.waits = rec->waits.items,
+		.wait_count = rec->waits.count,
+		.signals = &rec->signal,
+		.signal_count = rec->signal ? 1 : 0,
+	};
+	ret = llmem_submit(q->session, &rec->cmd, 1, &sync, rec->fence);
 	if (ret) {
 		llmem_queue_discard_open(q, q->batch);
 		return ret;
@@ -334,6 +358,9 @@ LLMEM_PUBLIC void llmem_queue_destroy(struct llmem_queue *q)
 		q->free = rec->next;
 		record_free(q, rec);
 	}
+	/* Waits nothing was submitted with: their payloads are never used. */
+	llmem_semaphores_clear(q->session, &q->waits);
+	free(q->waits.items);
 	pthread_mutex_unlock(&q->lock);
 	llmem_buffer_destroy(q->ring);
 	llmem_memory_destroy(q->staging_memory);

@@ -21,6 +21,12 @@
 #include "device/session.h"
 #include "memory/buffer.h"
 
+/* A growing array of semaphores. */
+struct llmem_semaphores {
+	VkSemaphore *items;
+	uint32_t count, cap;
+};
+
 enum llmem_done_kind {
 	/* Copy a box out of staging into host memory. */
 	LLMEM_DONE_READ,
@@ -55,6 +61,10 @@ struct llmem_record {
 	struct llmem_done *done;
 	uint32_t done_count, done_cap;
 	bool recorded;
+	/* sync.c: sync_files the submission waits for, as semaphores, and the
+	 * semaphore it signals for one; destroyed when the record is done. */
+	struct llmem_semaphores waits;
+	VkSemaphore signal;
 };
 
 struct llmem_queue {
@@ -85,6 +95,9 @@ struct llmem_queue {
 
 	uint64_t next_seq;
 	atomic_uint_fast64_t submitted, completed;
+
+	/* sync.c: sync_files the next submission waits for. */
+	struct llmem_semaphores waits;
 };
 
 struct llmem_event {
@@ -115,6 +128,9 @@ int llmem_queue_submit_open(struct llmem_queue *q);
 void llmem_queue_discard_open(struct llmem_queue *q, bool migrated);
 int llmem_queue_flush(struct llmem_queue *q);
 
+/* Destroys every semaphore of @set and empties it. */
+void llmem_semaphores_clear(struct llmem_session *s, struct llmem_semaphores *set);
+
 /* Host work for when the record being filled is done.  0 or -ENOMEM. */
 int llmem_queue_add_done(struct llmem_queue *q, const struct llmem_done *done);
 
@@ -143,8 +159,9 @@ int llmem_queue_op_leave(struct llmem_queue *q, int ret, struct llmem_event **ev
 
 /*
  * Whether the host may touch device memory now, in order: outside a batch,
- * with nothing of this queue in flight (a blocking call waits for it) and
- * the events of other queues done.
+ * with nothing of this queue in flight (a blocking call waits for it, and
+ * for the sync_files the queue waits for) and the events of other queues
+ * done.
  */
 bool llmem_queue_host_turn(struct llmem_queue *q, const struct llmem_wait_list *wait_for,
 			   bool blocking);

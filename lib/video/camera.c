@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: MIT
 /*
  * The camera pipeline (llmem/camera.h).  Both paths share everything but
- * where a frame comes from: the zero-copy path hands the camera DMA-BUFs
- * exported from llmem pages, one page per frame (V4L2 takes no offset into a
- * capture DMA-BUF), and converts in place; the copy path lets the camera
- * fill its own buffers and copies each frame with the CPU into a staging
- * buffer and up to the device before the same conversion.
+ * where a frame comes from: the zero-copy path hands the camera DMA-BUFs of
+ * llmem pages, each starting at its frame's first byte (V4L2 takes no offset
+ * into a capture DMA-BUF), and converts in place; the copy path lets the
+ * camera fill its own buffers and copies each frame with the CPU into a
+ * staging buffer and up to the device before the same conversion.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,17 +108,24 @@ static int granted(struct llmem_camera *c, int ret)
 	return 0;
 }
 
+static bool ranges_work(uint32_t backend)
+{
+	return backend == LLMEM_BACKEND_LLMEM_DMABUF || backend == LLMEM_BACKEND_LLMEM_HOST_POINTER;
+}
+
 /*
- * A device that DMAs without an IOMMU refuses scattered pages at QBUF with
- * EFAULT: the frames are then made again in physically contiguous memory.
+ * The frames' memory.  On llmem.ko's pages several frames share a page,
+ * each reaching the camera as a DMA-BUF over its own bytes (a range): all
+ * of them, or as many as a contiguous page holds.  Vulkan's exported pages
+ * cannot be cut, so there each frame has a page of its own.
  */
-static int setup_zero_copy(struct llmem_camera *c, uint32_t buffers, uint32_t backend)
+static int frames_memory(struct llmem_camera *c, uint32_t buffers, uint32_t backend, uint64_t frame)
 {
 	bool contiguous = c->info.flags & LLMEM_CAMERA_CONTIGUOUS;
-	uint64_t page = (c->info.layout.size + 4095) / 4096 * 4096;
+	uint64_t per_page = contiguous ? LLMEM_MEMORY_CONTIGUOUS_MAX_PAGE_SIZE / frame : buffers;
 	struct llmem_memory_create_info mci = {
 		.options = contiguous ? LLMEM_MEMORY_CONTIGUOUS : 0,
-		.page_size = page,
+		.page_size = (per_page > 1 ? per_page : 1) * frame,
 		.spare_pages = LLMEM_MEMORY_SPARE_NONE,
 		.sharing = LLMEM_SHARING_DMABUF,
 		.backend = backend,
@@ -130,26 +138,68 @@ static int setup_zero_copy(struct llmem_camera *c, uint32_t buffers, uint32_t ba
 	if (ret)
 		return ret;
 	llmem_memory_get_info(c->shared, &mi);
+	if (mci.page_size > frame && !ranges_work(mi.backend)) {
+		llmem_memory_destroy(c->shared);
+		mci.page_size = frame;
+		mci.backend = mi.backend;
+		ret = llmem_memory_create(c->session, &mci, &c->shared);
+		if (ret)
+			return ret;
+	}
 	c->info.backend = mi.backend;
+	c->info.frames_per_page = (uint32_t)(mci.page_size / frame);
+	return 0;
+}
+
+/* Frame @i as the DMA-BUF the camera takes: the frame's first byte its
+ * first, as V4L2 wants it. */
+static int export_frame(struct llmem_camera *c, uint32_t i)
+{
+	struct llmem_dmabuf_region region;
+	int ret;
+
+	if (c->info.frames_per_page > 1)
+		ret = llmem_buffer_export_range(c->frames[i], &region);
+	else
+		ret = llmem_buffer_export(c->frames[i], &region);
+	if (ret)
+		return ret;
+	c->fds[i] = region.fd;
+	/* A frame of a page of its own is the page's only object. */
+	if (region.offset)
+		return llmem_error(-EIO, "camera: frame %u lies at offset %llu of its page", i,
+				   (unsigned long long)region.offset);
+	return 0;
+}
+
+/*
+ * A device that DMAs without an IOMMU refuses scattered pages at QBUF with
+ * EFAULT: the frames are then made again in physically contiguous memory.
+ */
+static int setup_zero_copy(struct llmem_camera *c, uint32_t buffers, uint32_t backend)
+{
+	uint64_t frame = (c->info.layout.size + 4095) / 4096 * 4096;
+	int ret;
+
+	ret = frames_memory(c, buffers, backend, frame);
+	if (ret)
+		return ret;
 	ret = granted(c, llmem_v4l2_request_buffers(c->dev, LLMEM_V4L2_MEMORY_DMABUF, buffers));
 	if (ret)
 		return ret;
 	for (uint32_t i = 0; i < c->info.buffers; i++) {
-		struct llmem_buffer_create_info bci = { .size = page, .name = "camera frame" };
-		struct llmem_dmabuf_region region;
+		struct llmem_buffer_create_info bci = {
+			.size = frame,
+			.name = "camera frame",
+			.alignment = 4096,
+		};
 
 		ret = llmem_buffer_create(c->shared, &bci, &c->frames[i]);
 		if (!ret)
-			ret = llmem_buffer_export(c->frames[i], &region);
-		if (ret)
-			return ret;
-		c->fds[i] = region.fd;
-		/* Each frame is the only object of its page. */
-		if (region.offset)
-			return llmem_error(-EIO, "camera: frame %u lies at offset %llu of its page",
-					   i, (unsigned long long)region.offset);
-		ret = queue_frame(c, i);
-		if (ret == -EFAULT && !contiguous) {
+			ret = export_frame(c, i);
+		if (!ret)
+			ret = queue_frame(c, i);
+		if (ret == -EFAULT && !(c->info.flags & LLMEM_CAMERA_CONTIGUOUS)) {
 			release_frames(c);
 			c->info.flags |= LLMEM_CAMERA_CONTIGUOUS;
 			return setup_zero_copy(c, buffers, backend);
@@ -172,6 +222,7 @@ static int setup_copy(struct llmem_camera *c, uint32_t buffers)
 	int ret;
 
 	c->info.backend = LLMEM_BACKEND_VULKAN;
+	c->info.frames_per_page = 1;
 	ret = granted(c, llmem_v4l2_request_buffers(c->dev, LLMEM_V4L2_MEMORY_MMAP, buffers));
 	if (ret)
 		return ret;
@@ -370,6 +421,17 @@ LLMEM_PUBLIC int llmem_camera_buffer(const struct llmem_camera *c, uint32_t inde
 				   c->info.driver);
 	*out = c->frames[index];
 	return 0;
+}
+
+LLMEM_PUBLIC int llmem_camera_export(const struct llmem_camera *c, uint32_t index, int *fd)
+{
+	if (!c || !fd)
+		return llmem_error(-EINVAL, "camera export: NULL %s", c ? "fd" : "camera");
+	if (index >= c->info.buffers)
+		return llmem_error(-EINVAL, "camera export: index %u, the camera has %u", index,
+				   c->info.buffers);
+	*fd = fcntl(c->fds[index], F_DUPFD_CLOEXEC, 0);
+	return *fd < 0 ? llmem_error(-errno, "camera export: dup: %s", strerror(errno)) : 0;
 }
 
 LLMEM_PUBLIC int llmem_camera_start(struct llmem_camera *c)

@@ -346,7 +346,7 @@ LLMEM_PUBLIC int llmem_converter_run(struct llmem_converter *c, uint32_t index)
 		return llmem_error(-EINVAL, "llmem_converter_run: %s",
 				   c ? "index past the sources" : "NULL converter");
 	dev = c->session->device;
-	ret = llmem_submit(c->session, &c->cmds[index], 1, c->fence);
+	ret = llmem_submit(c->session, &c->cmds[index], 1, NULL, c->fence);
 	if (ret)
 		return ret;
 	r = vkWaitForFences(dev, 1, &c->fence, VK_TRUE, UINT64_MAX);

@@ -39,6 +39,7 @@ __all__ = [
     "Backend",
     "Caps",
     "CpuAccess",
+    "ExportFlags",
     "SessionInfo",
     "MemoryType",
     "MemoryHeap",
@@ -178,6 +179,15 @@ class Caps(enum.IntFlag):
     DRM_FORMAT_MODIFIERS = 8
     LLMEM_DEVICE = 16
     QUEUE_FAMILY_FOREIGN = 32
+    SYNC_FD_EXPORT = 64
+    SYNC_FD_IMPORT = 128
+
+
+class ExportFlags(enum.IntFlag):
+    """enum llmem_export_flags, of Buffer.export_frame()."""
+
+    RANGE = 1
+    NO_OFFSET = 2
 
 
 class CpuAccess(enum.IntFlag):
@@ -231,9 +241,10 @@ FrameLayout = _tuple(
 CameraInfo = _tuple(
     "CameraInfo",
     "device driver format width height bytesperline sizeimage layout rgba_layout buffers "
-    "flags backend encoding range",
+    "flags backend encoding range frames_per_page",
     "What a camera agreed to: format as four characters, the layouts as FrameLayout, "
-    "backend as Backend, encoding 'bt601'/'bt709', range 'limited'/'full'.")
+    "backend as Backend, encoding 'bt601'/'bt709', range 'limited'/'full', "
+    "frames_per_page the frames sharing one page.")
 
 
 def fourcc(code):
@@ -386,9 +397,15 @@ class Buffer(_Closing, _llmem.Buffer):
         """DmaBuf(fd, offset, size): the page's DMA-BUF, a new fd the caller owns."""
         return DmaBuf(*super().export_dmabuf())
 
-    def export_frame(self, layout):
-        """DmaBufFrame of a frame laid out in the buffer as layout (frame_layout())."""
-        return DmaBufFrame(*self._export_frame(tuple(layout)))
+    def export_range(self):
+        """DmaBuf(fd, 0, size): a DMA-BUF of the buffer's own bytes (llmem.ko's
+        pages, the buffer created with alignment=4096), a new fd the caller owns."""
+        return DmaBuf(*super().export_range())
+
+    def export_frame(self, layout, flags=ExportFlags(0)):
+        """DmaBufFrame of a frame laid out in the buffer as layout (frame_layout()):
+        in the page's DMA-BUF, or with ExportFlags.RANGE in the buffer's own."""
+        return DmaBufFrame(*self._export_frame(tuple(layout), int(flags)))
 
     @contextlib.contextmanager
     def cpu_access(self, access=CpuAccess.READ | CpuAccess.WRITE):
@@ -533,7 +550,7 @@ class Camera(_Closing, _llmem.Camera):
             sizeimage=d["sizeimage"], layout=_layout(d["layout"]),
             rgba_layout=_layout(d["rgba_layout"]), buffers=d["buffers"], flags=d["flags"],
             backend=Backend(d["backend"]), encoding=("bt601", "bt709")[d["encoding"]],
-            range=("limited", "full")[d["range"]])
+            range=("limited", "full")[d["range"]], frames_per_page=d["frames_per_page"])
 
     def export_buffer(self, index):
         """DmaBuf of frame buffer index (Frame.index): a new fd the caller owns."""

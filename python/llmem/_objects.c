@@ -160,17 +160,36 @@ static PyObject *buffer_export_dmabuf(struct pyl_buffer *self, PyObject *unused)
 			     (unsigned long long)r.size);
 }
 
-static PyObject *buffer_export_frame(struct pyl_buffer *self, PyObject *layout)
+static PyObject *buffer_export_range(struct pyl_buffer *self, PyObject *unused)
 {
+	struct llmem_dmabuf_region r;
+	int ret;
+
+	(void)unused;
+	BUFFER_OPEN(self);
+	ret = llmem_buffer_export_range(self->b, &r);
+	if (ret)
+		return pyl_error(ret);
+	return Py_BuildValue("(iKK)", r.fd, (unsigned long long)r.offset,
+			     (unsigned long long)r.size);
+}
+
+static PyObject *buffer_export_frame(struct pyl_buffer *self, PyObject *const *args,
+				     Py_ssize_t nargs, PyObject *kwnames)
+{
+	static const char *const names[] = { "layout", "flags", NULL };
 	struct llmem_frame_layout l;
 	struct llmem_dmabuf_frame f;
 	PyObject *offsets, *pitches;
+	uint32_t flags = 0;
+	PyObject *a[2];
 	int ret;
 
 	BUFFER_OPEN(self);
-	if (pyl_parse_frame_layout(layout, &l))
+	if (pyl_args("_export_frame", args, nargs, kwnames, names, 2, 1, a) ||
+	    pyl_parse_frame_layout(a[0], &l) || pyl_u32(a[1], "flags", &flags))
 		return NULL;
-	ret = llmem_buffer_export_frame(self->b, &l, &f);
+	ret = llmem_buffer_export_frame(self->b, &l, flags, &f);
 	if (ret)
 		return pyl_error(ret);
 	offsets = PyTuple_New(f.num_planes);
@@ -297,8 +316,11 @@ static PyMethodDef buffer_methods[] = {
 	  "through the buffer protocol and DLPack" },
 	{ "export_dmabuf", (PyCFunction)buffer_export_dmabuf, METH_NOARGS,
 	  "export_dmabuf() -> (fd, offset, size); the fd is new and the caller's to close" },
-	{ "_export_frame", (PyCFunction)buffer_export_frame, METH_O,
-	  "_export_frame(layout) -> (fd, fourcc, width, height, modifier, offsets, pitches)" },
+	{ "export_range", (PyCFunction)buffer_export_range, METH_NOARGS,
+	  "export_range() -> (fd, 0, size); a DMA-BUF of the buffer's own, the caller's to close" },
+	{ "_export_frame", PYL_FAST(buffer_export_frame), PYL_FASTKW,
+	  "_export_frame(layout, flags=0) -> (fd, fourcc, width, height, modifier, offsets, "
+	  "pitches)" },
 	{ "begin_cpu_access", PYL_FAST(buffer_begin_cpu_access), PYL_FASTKW,
 	  "begin_cpu_access(access=READ|WRITE): DMA_BUF_IOCTL_SYNC start" },
 	{ "end_cpu_access", PYL_FAST(buffer_end_cpu_access), PYL_FASTKW,

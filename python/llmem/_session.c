@@ -420,16 +420,17 @@ static PyObject *name_of(PyObject *o)
 static PyObject *memory_create_buffer(struct pyl_memory *self, PyObject *const *args,
 				      Py_ssize_t nargs, PyObject *kwnames)
 {
-	static const char *const names[] = { "size", "usage", "name", NULL };
+	static const char *const names[] = { "size", "usage", "name", "alignment", NULL };
 	struct llmem_buffer_create_info ci = { 0 };
 	struct llmem_buffer *b;
-	PyObject *a[3];
+	PyObject *a[4];
 	int ret;
 
 	MEMORY_OPEN(self);
-	if (pyl_args("create_buffer", args, nargs, kwnames, names, 3, 1, a) ||
+	if (pyl_args("create_buffer", args, nargs, kwnames, names, 4, 1, a) ||
 	    pyl_u64(a[0], "size", UINT64_MAX, &ci.size) || pyl_u32(a[1], "usage", &ci.usage) ||
-	    pyl_str(a[2], "name", &ci.name))
+	    pyl_str(a[2], "name", &ci.name) ||
+	    pyl_u64(a[3], "alignment", UINT64_MAX, &ci.alignment))
 		return NULL;
 	ret = llmem_buffer_create(self->m, &ci, &b);
 	if (ret)
@@ -820,7 +821,7 @@ static PyObject *memory_get_name(struct pyl_memory *self, void *closure)
 
 static PyMethodDef memory_methods[] = {
 	{ "create_buffer", PYL_FAST(memory_create_buffer), PYL_FASTKW,
-	  "create_buffer(size, usage=0, name=None) -> Buffer" },
+	  "create_buffer(size, usage=0, name=None, alignment=0) -> Buffer" },
 	{ "create_buffer_from_host", PYL_FAST(memory_create_buffer_from_host), PYL_FASTKW,
 	  "create_buffer_from_host(data, usage=0, name=None) -> Buffer holding a copy of data "
 	  "(any object with the buffer protocol)" },

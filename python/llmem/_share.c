@@ -556,13 +556,14 @@ static PyObject *camera_info(struct pyl_camera *self, PyObject *unused)
 	(void)unused;
 	if (!self->cam)
 		return pyl_closed("camera");
-	return Py_BuildValue(
-		"{s:s,s:s,s:I,s:I,s:I,s:I,s:I,s:N,s:N,s:I,s:I,s:I,s:I,s:I}", "device", i->device,
-		"driver", i->driver, "fourcc", i->format.fourcc, "width", i->format.width, "height",
-		i->format.height, "bytesperline", i->format.bytesperline, "sizeimage",
-		i->format.sizeimage, "layout", pyl_frame_layout_tuple(&i->layout), "rgba_layout",
-		pyl_frame_layout_tuple(&i->rgba_layout), "buffers", i->buffers, "flags", i->flags,
-		"backend", i->backend, "encoding", i->encoding, "range", i->range);
+	return Py_BuildValue("{s:s,s:s,s:I,s:I,s:I,s:I,s:I,s:N,s:N,s:I,s:I,s:I,s:I,s:I,s:I}",
+			     "device", i->device, "driver", i->driver, "fourcc", i->format.fourcc,
+			     "width", i->format.width, "height", i->format.height, "bytesperline",
+			     i->format.bytesperline, "sizeimage", i->format.sizeimage, "layout",
+			     pyl_frame_layout_tuple(&i->layout), "rgba_layout",
+			     pyl_frame_layout_tuple(&i->rgba_layout), "buffers", i->buffers,
+			     "flags", i->flags, "backend", i->backend, "encoding", i->encoding,
+			     "range", i->range, "frames_per_page", i->frames_per_page);
 }
 
 static PyObject *camera_export_buffer(struct pyl_camera *self, PyObject *arg)

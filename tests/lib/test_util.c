@@ -1,11 +1,17 @@
 // SPDX-License-Identifier: MIT
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
+#include <drm/drm.h>
 #include <linux/videodev2.h>
 
 #include "test_util.h"
@@ -30,6 +36,94 @@ int capture_reqbufs(int video, unsigned int memory, unsigned int count)
 	int ret = xioctl(video, VIDIOC_REQBUFS, &req);
 
 	return ret ? ret : (int)req.count;
+}
+
+int capture_set_yuyv(int video, unsigned int width, unsigned int height, size_t *sizeimage)
+{
+	struct v4l2_format fmt = { .type = V4L2_BUF_TYPE_VIDEO_CAPTURE };
+	int ret;
+
+	fmt.fmt.pix.width = width;
+	fmt.fmt.pix.height = height;
+	fmt.fmt.pix.pixelformat = V4L2_PIX_FMT_YUYV;
+	fmt.fmt.pix.field = V4L2_FIELD_NONE;
+	ret = xioctl(video, VIDIOC_S_FMT, &fmt);
+	if (ret)
+		return ret;
+	if (fmt.fmt.pix.pixelformat != V4L2_PIX_FMT_YUYV || fmt.fmt.pix.width != width ||
+	    fmt.fmt.pix.height != height)
+		return -EINVAL;
+	*sizeimage = fmt.fmt.pix.sizeimage;
+	return 0;
+}
+
+int capture_set_30fps(int video)
+{
+	struct v4l2_streamparm parm = { .type = V4L2_BUF_TYPE_VIDEO_CAPTURE };
+	int ret;
+
+	parm.parm.capture.timeperframe.numerator = 1;
+	parm.parm.capture.timeperframe.denominator = 30;
+	ret = xioctl(video, VIDIOC_S_PARM, &parm);
+	if (ret)
+		return ret;
+	if (parm.parm.capture.timeperframe.denominator <
+	    10 * parm.parm.capture.timeperframe.numerator)
+		return -ERANGE;
+	return 0;
+}
+
+int capture_dqbuf(int video, struct v4l2_buffer *buf, unsigned int memory)
+{
+	struct pollfd pfd = { .fd = video, .events = POLLIN };
+
+	memset(buf, 0, sizeof(*buf));
+	buf->type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
+	buf->memory = memory;
+	if (poll(&pfd, 1, 10000) != 1)
+		return -ETIMEDOUT;
+	return xioctl(video, VIDIOC_DQBUF, buf);
+}
+
+unsigned char *capture_mmap_lower_half(int video, size_t sizeimage, unsigned int nbufs)
+{
+	enum v4l2_buf_type type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
+	void *maps[VIDEO_MAX_FRAME] = { 0 };
+	struct v4l2_buffer buf;
+	size_t half = sizeimage / 2;
+	unsigned char *copy;
+	int n;
+
+	if (nbufs > VIDEO_MAX_FRAME)
+		return NULL;
+	copy = malloc(half);
+	n = capture_reqbufs(video, V4L2_MEMORY_MMAP, nbufs);
+	if (n != (int)nbufs || !copy)
+		return NULL;
+	for (unsigned int i = 0; i < nbufs; i++) {
+		memset(&buf, 0, sizeof(buf));
+		buf.type = type;
+		buf.memory = V4L2_MEMORY_MMAP;
+		buf.index = i;
+		if (xioctl(video, VIDIOC_QUERYBUF, &buf))
+			return NULL;
+		maps[i] = mmap(NULL, buf.length, PROT_READ, MAP_SHARED, video, buf.m.offset);
+		if (maps[i] == MAP_FAILED || xioctl(video, VIDIOC_QBUF, &buf))
+			return NULL;
+	}
+	if (xioctl(video, VIDIOC_STREAMON, &type))
+		return NULL;
+	for (int f = 0; f < 3; f++) {
+		if (capture_dqbuf(video, &buf, V4L2_MEMORY_MMAP))
+			return NULL;
+		memcpy(copy, (unsigned char *)maps[buf.index] + half, half);
+		xioctl(video, VIDIOC_QBUF, &buf);
+	}
+	xioctl(video, VIDIOC_STREAMOFF, &type);
+	for (unsigned int i = 0; i < nbufs; i++)
+		munmap(maps[i], sizeimage);
+	capture_reqbufs(video, V4L2_MEMORY_MMAP, 0);
+	return copy;
 }
 
 static int open_nth_vivid_capture(int nth, char *path, size_t len)
@@ -98,4 +192,59 @@ int all_zero(const void *p, size_t n)
 		if (b[i])
 			return 0;
 	return 1;
+}
+
+int video_nodes_of(const char *driver, char (*paths)[32], int max)
+{
+	DIR *dev = opendir("/dev");
+	struct dirent *e;
+	int n = 0;
+
+	if (!dev)
+		return -errno;
+	while (n < max && (e = readdir(dev))) {
+		struct v4l2_capability cap = { 0 };
+		int fd;
+
+		if (strncmp(e->d_name, "video", 5))
+			continue;
+		snprintf(paths[n], sizeof(paths[n]), "/dev/%s", e->d_name);
+		fd = open(paths[n], O_RDWR | O_NONBLOCK | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		if (xioctl(fd, VIDIOC_QUERYCAP, &cap) == 0 &&
+		    strncmp((const char *)cap.driver, driver, sizeof(cap.driver)) == 0)
+			n++;
+		close(fd);
+	}
+	closedir(dev);
+	return n;
+}
+
+int drm_card_of(const char *driver)
+{
+	DIR *dri = opendir("/dev/dri");
+	struct dirent *e;
+	int found = -ENODEV;
+
+	if (!dri)
+		return -ENODEV;
+	while (found < 0 && (e = readdir(dri))) {
+		char path[300], name[32] = { 0 };
+		struct drm_version v = { .name = name, .name_len = sizeof(name) - 1 };
+		int fd;
+
+		if (strncmp(e->d_name, "card", 4))
+			continue;
+		snprintf(path, sizeof(path), "/dev/dri/%s", e->d_name);
+		fd = open(path, O_RDWR | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		if (xioctl(fd, DRM_IOCTL_VERSION, &v) == 0 && !strcmp(name, driver))
+			found = fd;
+		else
+			close(fd);
+	}
+	closedir(dri);
+	return found;
 }

@@ -4,6 +4,8 @@
 
 #include <stddef.h>
 
+struct v4l2_buffer;
+
 /* 1 when the @n bytes at @p are all zero, else 0. */
 int all_zero(const void *p, size_t n);
 
@@ -13,6 +15,29 @@ int xioctl(int fd, unsigned long request, void *arg);
 /* VIDIOC_REQBUFS of @count capture buffers of @memory on @video: the count
  * granted, or -errno. */
 int capture_reqbufs(int video, unsigned int memory, unsigned int count);
+
+/*
+ * Sets @video to capture @width x @height YUYV, progressive, and gives the
+ * frame size in *@sizeimage; -EINVAL when the driver picks anything else.
+ */
+int capture_set_yuyv(int video, unsigned int width, unsigned int height, size_t *sizeimage);
+
+/* vivid keeps the frame interval a previous test set: ask for 30 fps. */
+int capture_set_30fps(int video);
+
+/*
+ * Waits up to 10 s for a frame and dequeues it into *@buf (cleared first);
+ * -ETIMEDOUT or -errno.
+ */
+int capture_dqbuf(int video, struct v4l2_buffer *buf, unsigned int memory);
+
+/*
+ * Captures through @nbufs MMAP buffers and returns a malloc'ed copy of the
+ * lower half of the third frame, below vivid's on-screen text, which changes
+ * from frame to frame; leaves the device stopped with no buffers.  NULL on
+ * failure.
+ */
+unsigned char *capture_mmap_lower_half(int video, size_t sizeimage, unsigned int nbufs);
 
 /*
  * Opens the first video node whose driver is vivid and which captures
@@ -32,5 +57,18 @@ int vivid_capture_path(int nth, char *path, size_t len);
  * frame of a static test pattern is the same; 0 or -errno.
  */
 int vivid_static_pattern(const char *path);
+
+/*
+ * Fills @paths with the /dev/video* nodes whose VIDIOC_QUERYCAP driver is
+ * @driver, up to @max of them, in no particular order: the number found, or
+ * -errno when /dev cannot be read.
+ */
+int video_nodes_of(const char *driver, char (*paths)[32], int max);
+
+/*
+ * Opens the /dev/dri/card* whose DRM driver (DRM_IOCTL_VERSION) is @driver;
+ * -ENODEV when there is none.
+ */
+int drm_card_of(const char *driver);
 
 #endif

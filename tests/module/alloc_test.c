@@ -211,7 +211,7 @@ TEST_F(alloc, wrong_direction)
 
 	ASSERT_EQ(xioctl(self->dev, _IOR('L', 0x0, struct llmem_alloc), &a), -ENOTTY);
 	ASSERT_EQ(xioctl(self->dev, _IOWR('M', 0x0, struct llmem_alloc), &a), -ENOTTY);
-	ASSERT_EQ(xioctl(self->dev, _IOWR('L', 0x4, struct llmem_alloc), &a), -ENOTTY);
+	ASSERT_EQ(xioctl(self->dev, _IOWR('L', 0x5, struct llmem_alloc), &a), -ENOTTY);
 }
 
 /* INFO with the pre-name layout (64 bytes) fills what fits and no more. */

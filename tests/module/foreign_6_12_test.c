@@ -2,8 +2,9 @@
 /*
  * Foreign DMA-BUFs from exporters only 6.12 has (the system DMA heap and
  * udmabuf): llmem reports their exporter, size and importers, marks what it
- * cannot see as unknown, and lists them in debugfs once tracked.  Suite
- * 'vm-6.12': run only on kernels that have both.
+ * cannot see as unknown, lists them in debugfs once tracked, and refuses to
+ * export a range of them.  Suite 'vm-6.12': run only on kernels that have
+ * both.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -123,6 +124,19 @@ TEST_F(foreign, info_reports_exporter_and_importers)
 	ASSERT_EQ(vgem_close(self->vgem, handle), 0);
 	ASSERT_EQ(llmem_info(self->dev, self->buf, &info, names, 2), 0);
 	EXPECT_EQ(info.attachments, 0);
+}
+
+/* LLMEM_IOC_EXPORT_RANGE refuses a buffer another driver exported. */
+TEST_F(foreign, export_range_refused)
+{
+	struct llmem_export_range r = {
+		.fd = self->buf,
+		.flags = LLMEM_EXPORT_RANGE_CLOEXEC,
+		.size = 4096,
+	};
+
+	ASSERT_EQ(xioctl(self->dev, LLMEM_IOC_EXPORT_RANGE, &r), -EINVAL);
+	ASSERT_EQ(r.out_fd, 0);
 }
 
 /* TRACK lists the buffer in debugfs until UNTRACK. */

@@ -5,7 +5,6 @@
  * captures into llmem pages through vmap; a buffer vivid exports is tracked.
  */
 #include <errno.h>
-#include <poll.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -136,62 +135,14 @@ FIXTURE(vivid)
 	size_t sizeimage;
 };
 
-static int vivid_set_format(int video, size_t *sizeimage)
-{
-	struct v4l2_format fmt = { .type = V4L2_BUF_TYPE_VIDEO_CAPTURE };
-	int ret;
-
-	fmt.fmt.pix.width = WIDTH;
-	fmt.fmt.pix.height = HEIGHT;
-	fmt.fmt.pix.pixelformat = V4L2_PIX_FMT_YUYV;
-	fmt.fmt.pix.field = V4L2_FIELD_NONE;
-	ret = xioctl(video, VIDIOC_S_FMT, &fmt);
-	if (ret)
-		return ret;
-	if (fmt.fmt.pix.pixelformat != V4L2_PIX_FMT_YUYV || fmt.fmt.pix.width != WIDTH ||
-	    fmt.fmt.pix.height != HEIGHT)
-		return -EINVAL;
-	*sizeimage = fmt.fmt.pix.sizeimage;
-	return 0;
-}
-
-/* vivid keeps the frame interval a previous test set: ask for 30 fps. */
-static int vivid_set_30fps(int video)
-{
-	struct v4l2_streamparm parm = { .type = V4L2_BUF_TYPE_VIDEO_CAPTURE };
-	int ret;
-
-	parm.parm.capture.timeperframe.numerator = 1;
-	parm.parm.capture.timeperframe.denominator = 30;
-	ret = xioctl(video, VIDIOC_S_PARM, &parm);
-	if (ret)
-		return ret;
-	if (parm.parm.capture.timeperframe.denominator <
-	    10 * parm.parm.capture.timeperframe.numerator)
-		return -ERANGE;
-	return 0;
-}
-
-static int vivid_dqbuf(int video, struct v4l2_buffer *buf, unsigned int memory)
-{
-	struct pollfd pfd = { .fd = video, .events = POLLIN };
-
-	memset(buf, 0, sizeof(*buf));
-	buf->type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
-	buf->memory = memory;
-	if (poll(&pfd, 1, 10000) != 1)
-		return -ETIMEDOUT;
-	return xioctl(video, VIDIOC_DQBUF, buf);
-}
-
 FIXTURE_SETUP(vivid)
 {
 	self->dev = llmem_open();
 	ASSERT_GE(self->dev, 0);
 	self->video = open_vivid_capture();
 	ASSERT_GE(self->video, 0) TH_LOG("no vivid capture node: the rig must load vivid");
-	ASSERT_EQ(vivid_set_format(self->video, &self->sizeimage), 0);
-	ASSERT_EQ(vivid_set_30fps(self->video), 0);
+	ASSERT_EQ(capture_set_yuyv(self->video, WIDTH, HEIGHT, &self->sizeimage), 0);
+	ASSERT_EQ(capture_set_30fps(self->video), 0);
 	for (int i = 0; i < NBUFS; i++)
 		self->fds[i] = -1;
 }
@@ -209,48 +160,6 @@ FIXTURE_TEARDOWN(vivid)
 }
 
 /*
- * Captures a frame through MMAP buffers and returns a copy of its lower half,
- * below vivid's on-screen text, which changes from frame to frame.
- */
-static uint8_t *capture_reference(struct __test_metadata *_metadata, int video, size_t sizeimage)
-{
-	enum v4l2_buf_type type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
-	void *maps[NBUFS] = { 0 };
-	struct v4l2_buffer buf;
-	size_t half = sizeimage / 2;
-	uint8_t *copy = malloc(half);
-	int n;
-
-	n = capture_reqbufs(video, V4L2_MEMORY_MMAP, NBUFS);
-	if (n != NBUFS || !copy)
-		return NULL;
-	for (int i = 0; i < NBUFS; i++) {
-		memset(&buf, 0, sizeof(buf));
-		buf.type = type;
-		buf.memory = V4L2_MEMORY_MMAP;
-		buf.index = i;
-		if (xioctl(video, VIDIOC_QUERYBUF, &buf))
-			return NULL;
-		maps[i] = mmap(NULL, buf.length, PROT_READ, MAP_SHARED, video, buf.m.offset);
-		if (maps[i] == MAP_FAILED || xioctl(video, VIDIOC_QBUF, &buf))
-			return NULL;
-	}
-	if (xioctl(video, VIDIOC_STREAMON, &type))
-		return NULL;
-	for (int f = 0; f < 3; f++) {
-		if (vivid_dqbuf(video, &buf, V4L2_MEMORY_MMAP))
-			return NULL;
-		memcpy(copy, (uint8_t *)maps[buf.index] + half, half);
-		xioctl(video, VIDIOC_QBUF, &buf);
-	}
-	xioctl(video, VIDIOC_STREAMOFF, &type);
-	for (int i = 0; i < NBUFS; i++)
-		munmap(maps[i], sizeimage);
-	capture_reqbufs(video, V4L2_MEMORY_MMAP, 0);
-	return copy;
-}
-
-/*
  * Thirty frames land in llmem pages queued as DMABUF, matching the MMAP
  * capture of the same pattern; vivid holds a vmap of each queued buffer and
  * none once the queue is released.
@@ -265,7 +174,7 @@ TEST_F_TIMEOUT(vivid, capture_into_llmem, 180)
 	uint8_t *ref;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	ref = capture_reference(_metadata, self->video, self->sizeimage);
+	ref = capture_mmap_lower_half(self->video, self->sizeimage, NBUFS);
 	ASSERT_NE(ref, NULL);
 
 	ASSERT_EQ(capture_reqbufs(self->video, V4L2_MEMORY_DMABUF, NBUFS), NBUFS);
@@ -291,7 +200,7 @@ TEST_F_TIMEOUT(vivid, capture_into_llmem, 180)
 		struct dma_buf_sync s = { .flags = DMA_BUF_SYNC_START | DMA_BUF_SYNC_READ };
 		const uint8_t *bytes;
 
-		ASSERT_EQ(vivid_dqbuf(self->video, &buf, V4L2_MEMORY_DMABUF), 0);
+		ASSERT_EQ(capture_dqbuf(self->video, &buf, V4L2_MEMORY_DMABUF), 0);
 		ASSERT_LT(buf.index, NBUFS);
 		ASSERT_EQ(buf.bytesused, self->sizeimage);
 		ASSERT_EQ(xioctl(self->fds[buf.index], DMA_BUF_IOCTL_SYNC, &s), 0);

@@ -40,6 +40,7 @@ FIXTURE_VARIANT(camera_object)
 {
 	uint32_t fourcc;
 	uint32_t flags;
+	uint32_t backend;
 };
 
 FIXTURE_VARIANT_ADD(camera_object, yuyv_zero_copy){
@@ -48,6 +49,12 @@ FIXTURE_VARIANT_ADD(camera_object, yuyv_zero_copy){
 
 FIXTURE_VARIANT_ADD(camera_object, nv12_zero_copy){
 	.fourcc = V4L2_PIX_FMT_NV12,
+};
+
+/* llmem.ko's pages: the frames share one page, each a range of its own. */
+FIXTURE_VARIANT_ADD(camera_object, nv12_frames_in_one_page){
+	.fourcc = V4L2_PIX_FMT_NV12,
+	.backend = LLMEM_BACKEND_LLMEM_DMABUF,
 };
 
 FIXTURE_VARIANT_ADD(camera_object, yuyv_copy){
@@ -89,6 +96,7 @@ FIXTURE_SETUP(camera_object)
 		.buffers = NBUFS,
 		.flags = variant->flags | LLMEM_CAMERA_INPUT,
 		.input = 0,
+		.backend = variant->backend,
 	};
 }
 
@@ -115,7 +123,7 @@ static int worst_channel(const uint8_t *rgba, const uint8_t *ref,
 }
 
 /* What the info reports is what the driver agreed to and the path chose. */
-TEST_F(camera_object, info_describes_the_stream)
+TEST_F_TIMEOUT(camera_object, info_describes_the_stream, 240)
 {
 	struct llmem_camera_info info;
 	struct llmem_camera *cam;
@@ -134,10 +142,17 @@ TEST_F(camera_object, info_describes_the_stream)
 	EXPECT_GE(info.buffers, NBUFS);
 	if (variant->flags & LLMEM_CAMERA_COPY) {
 		EXPECT_EQ(info.backend, LLMEM_BACKEND_VULKAN);
+		EXPECT_EQ(info.frames_per_page, 1);
+	} else if (variant->backend) {
+		EXPECT_EQ(info.backend, variant->backend);
+		EXPECT_EQ(info.frames_per_page, NBUFS);
 	} else {
 		EXPECT_NE(info.backend, LLMEM_BACKEND_VULKAN);
+		EXPECT_EQ(info.frames_per_page,
+			  info.backend == LLMEM_BACKEND_VULKAN_DMABUF ? 1 : NBUFS);
 	}
-	TH_LOG("backend %s, %u buffers", llmem_backend_name(info.backend), info.buffers);
+	TH_LOG("backend %s, %u buffers, %u frames a page", llmem_backend_name(info.backend),
+	       info.buffers, info.frames_per_page);
 	EXPECT_EQ(llmem_camera_get_info(NULL, &info), -EINVAL);
 	EXPECT_EQ(llmem_camera_get_info(cam, NULL), -EINVAL);
 	llmem_camera_close(cam);
@@ -145,17 +160,37 @@ TEST_F(camera_object, info_describes_the_stream)
 
 /*
  * Every frame converts to the reference picture; the zero-copy path copies
- * no byte and vivid holds the queued pages, the copy path copies a frame.
+ * no byte and vivid holds every queued frame's DMA-BUF, also where frames
+ * share a page; the copy path copies a frame.
  */
 TEST_F_TIMEOUT(camera_object, frames_match_mmap_capture, 240)
 {
 	struct llmem_camera_info info;
 	struct llmem_dmabuf_state st;
 	struct llmem_camera *cam;
-	int fd = -1;
+	int fds[LLMEM_CAMERA_MAX_BUFFERS];
 
 	ASSERT_EQ(llmem_camera_open(self->s, &self->ci, &cam), 0) TH_LOG("%s", llmem_last_error());
 	ASSERT_EQ(llmem_camera_get_info(cam, &info), 0);
+	for (uint32_t i = 0; i < info.buffers; i++)
+		ASSERT_EQ(llmem_camera_export(cam, i, &fds[i]), 0) TH_LOG("%s", llmem_last_error());
+	/* Frames of one page are each a DMA-BUF of their own, of one frame. */
+	if (info.frames_per_page > 1) {
+		struct llmem_allocation a0, a;
+		struct llmem_buffer *b;
+
+		ASSERT_EQ(llmem_camera_buffer(cam, 0, &b), 0);
+		ASSERT_EQ(llmem_buffer_get_allocation(b, &a0), 0);
+		for (uint32_t i = 0; i < info.buffers; i++) {
+			ASSERT_EQ(llmem_camera_buffer(cam, i, &b), 0);
+			ASSERT_EQ(llmem_buffer_get_allocation(b, &a), 0);
+			EXPECT_EQ(a.page, a0.page);
+			EXPECT_EQ(a.offset % 4096, 0);
+			ASSERT_EQ(llmem_dmabuf_query(fds[i], &st), 0);
+			EXPECT_EQ(st.size, llmem_buffer_size(b));
+			EXPECT_NE(st.flags & LLMEM_DMABUF_EXPORTED_BY_LLMEM, 0);
+		}
+	}
 	ASSERT_EQ(llmem_camera_start(cam), 0);
 	for (int n = 0; n < FRAMES; n++) {
 		struct llmem_camera_frame f;
@@ -171,34 +206,31 @@ TEST_F_TIMEOUT(camera_object, frames_match_mmap_capture, 240)
 			EXPECT_EQ(f.bytes_copied, self->vf.sizeimage);
 			EXPECT_EQ(llmem_camera_buffer(cam, f.index, &b), -ENOENT);
 		} else {
-			struct llmem_dmabuf_region r;
-
 			EXPECT_EQ(f.bytes_copied, 0);
 			ASSERT_EQ(llmem_camera_buffer(cam, f.index, &b), 0);
 			EXPECT_EQ(b, f.source);
-			/* vivid holds every other buffer while this one is ours. */
-			if (n == 0) {
-				ASSERT_EQ(
-					llmem_camera_buffer(cam, (f.index + 1) % info.buffers, &b),
-					0);
-				ASSERT_EQ(llmem_buffer_export(b, &r), 0);
-				fd = r.fd;
-				ASSERT_EQ(llmem_dmabuf_query(fd, &st), 0)
-				TH_LOG("%s", llmem_last_error());
-				ASSERT_EQ(st.known & ALWAYS_KNOWN, ALWAYS_KNOWN);
-				EXPECT_GE(st.vmaps + st.attachments, 1);
-			}
+		}
+		/* vivid holds every other buffer while this one is ours. */
+		for (uint32_t i = 0;
+		     !(variant->flags & LLMEM_CAMERA_COPY) && n == 0 && i < info.buffers; i++) {
+			if (i == f.index)
+				continue;
+			ASSERT_EQ(llmem_dmabuf_query(fds[i], &st), 0)
+			TH_LOG("%s", llmem_last_error());
+			ASSERT_EQ(st.known & ALWAYS_KNOWN, ALWAYS_KNOWN);
+			EXPECT_GE(st.vmaps + st.attachments, 1)
+			TH_LOG("llmem.ko sees no importer on queued frame %u", i);
 		}
 		ASSERT_EQ(llmem_camera_release(cam, &f), 0) TH_LOG("%s", llmem_last_error());
 	}
 	ASSERT_EQ(llmem_camera_stop(cam), 0);
 	llmem_camera_close(cam);
-	/* Closed, the camera has let go of its pages, and so has vivid. */
-	if (fd >= 0) {
-		ASSERT_EQ(llmem_dmabuf_query(fd, &st), 0);
+	/* Closed, the camera has let go of its frames, and so has vivid. */
+	for (uint32_t i = 0; i < info.buffers; i++) {
+		ASSERT_EQ(llmem_dmabuf_query(fds[i], &st), 0);
 		EXPECT_EQ(st.vmaps, 0);
 		EXPECT_EQ(st.attachments, 0);
-		close(fd);
+		close(fds[i]);
 	}
 }
 
@@ -233,13 +265,64 @@ TEST_F_TIMEOUT(camera_object, frames_one_at_a_time, 240)
 	llmem_camera_close(NULL);
 }
 
+/*
+ * What needs no frames: arguments, finding the device, the layout of a
+ * format.  The same camera setup without the reference capture.
+ */
+FIXTURE(camera_args)
+{
+	char path[32];
+	struct llmem_session *s;
+	struct llmem_v4l2_format vf;
+	struct llmem_camera_create_info ci;
+};
+
+FIXTURE_VARIANT(camera_args)
+{
+	uint32_t fourcc;
+};
+
+FIXTURE_VARIANT_ADD(camera_args, yuyv){
+	.fourcc = V4L2_PIX_FMT_YUYV,
+};
+
+FIXTURE_VARIANT_ADD(camera_args, nv12){
+	.fourcc = V4L2_PIX_FMT_NV12,
+};
+
+FIXTURE_SETUP(camera_args)
+{
+	struct llmem_v4l2 *dev;
+
+	ASSERT_EQ(vivid_capture_path(0, self->path, sizeof(self->path)), 0);
+	VK_TEST_SESSION(self->s);
+	ASSERT_EQ(llmem_v4l2_open(self->path, &dev), 0);
+	ASSERT_EQ(llmem_v4l2_set_input(dev, 0), 0);
+	ASSERT_EQ(llmem_v4l2_set_format(dev, variant->fourcc, 640, 480, &self->vf), 0);
+	llmem_v4l2_close(dev);
+	self->ci = (struct llmem_camera_create_info){
+		.device = self->path,
+		.fourcc = variant->fourcc,
+		.width = 640,
+		.height = 480,
+		.buffers = NBUFS,
+		.flags = LLMEM_CAMERA_INPUT,
+	};
+}
+
+FIXTURE_TEARDOWN(camera_args)
+{
+	VK_TEST_SESSION_END(self->s);
+}
+
 /* Bad choices fail before the device is touched, each with its message. */
-TEST_F(camera_object, bad_create_info)
+TEST_F_TIMEOUT(camera_args, bad_create_info, 120)
 {
 	struct llmem_camera_create_info ci = self->ci;
 	struct llmem_camera *cam = (struct llmem_camera *)1;
 	struct llmem_camera_frame f = { 0 };
 	struct llmem_buffer *b;
+	int fd;
 
 	EXPECT_FAILS(llmem_camera_open(NULL, &ci, &cam), -EINVAL);
 	EXPECT_FAILS(llmem_camera_open(self->s, &ci, NULL), -EINVAL);
@@ -277,12 +360,15 @@ TEST_F(camera_object, bad_create_info)
 	EXPECT_FAILS(llmem_camera_release(cam, NULL), -EINVAL);
 	EXPECT_FAILS(llmem_camera_buffer(cam, LLMEM_CAMERA_MAX_BUFFERS, &b), -EINVAL);
 	EXPECT_FAILS(llmem_camera_buffer(cam, 0, NULL), -EINVAL);
+	EXPECT_FAILS(llmem_camera_export(cam, LLMEM_CAMERA_MAX_BUFFERS, &fd), -EINVAL);
+	EXPECT_FAILS(llmem_camera_export(cam, 0, NULL), -EINVAL);
+	EXPECT_FAILS(llmem_camera_export(NULL, 0, &fd), -EINVAL);
 	llmem_camera_close(cam);
 }
 
 /* With no device named, the camera takes the first capture node that
  * imports DMA-BUFs: vivid's first instance in the rig. */
-TEST_F(camera_object, finds_a_capture_device)
+TEST_F_TIMEOUT(camera_args, finds_a_capture_device, 120)
 {
 	struct llmem_camera_create_info ci = self->ci;
 	struct llmem_camera_info info;
@@ -301,7 +387,7 @@ TEST_F(camera_object, finds_a_capture_device)
 }
 
 /* The layout of a V4L2 format follows the driver's pitch and frame size. */
-TEST_F(camera_object, format_layout)
+TEST_F_TIMEOUT(camera_args, format_layout, 120)
 {
 	struct llmem_frame_layout l;
 

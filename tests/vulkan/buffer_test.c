@@ -234,6 +234,32 @@ TEST_F(buffer, create_like_buffer)
 	EXPECT_EQ(llmem_memory_destroy(other), 0);
 }
 
+/* An alignment of the caller's is honoured on top of the device's, kept by
+ * buffers made like it, and refused unless a power of two. */
+TEST_F(buffer, alignment)
+{
+	struct llmem_buffer_create_info ci = { .size = 100, .alignment = 4096 };
+	struct llmem_buffer *small, *aligned, *like, *bad;
+	struct llmem_allocation a;
+
+	ASSERT_EQ(llmem_buffer_create(self->m, &(struct llmem_buffer_create_info){ .size = 100 },
+				      &small),
+		  0);
+	ASSERT_EQ(llmem_buffer_create(self->m, &ci, &aligned), 0);
+	ASSERT_EQ(llmem_buffer_get_allocation(aligned, &a), 0);
+	EXPECT_EQ(a.offset % 4096, 0);
+	EXPECT_NE(a.offset, 0);
+	ASSERT_EQ(llmem_buffer_create_like_buffer(self->m, small, &ci, &like), 0);
+	ASSERT_EQ(llmem_buffer_get_allocation(like, &a), 0);
+	EXPECT_EQ(a.offset % 4096, 0);
+	ci.alignment = 3000;
+	EXPECT_FAILS(llmem_buffer_create(self->m, &ci, &bad), -EINVAL);
+	EXPECT_EQ(bad, NULL);
+	llmem_buffer_destroy(like);
+	llmem_buffer_destroy(aligned);
+	llmem_buffer_destroy(small);
+}
+
 /* A sub-region shares the parent's bytes and keeps the parent's range alive. */
 TEST_F(buffer, sub_region)
 {

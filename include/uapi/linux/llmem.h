@@ -2,7 +2,8 @@
 /*
  * llmem: the ioctl ABI of /dev/llmem.
  *
- * /dev/llmem allocates zeroed system pages and exports them as DMA-BUFs, and
+ * /dev/llmem allocates zeroed system pages and exports them as DMA-BUFs,
+ * exports page ranges of those DMA-BUFs as DMA-BUFs of their own, and
  * reports, for a DMA-BUF fd the caller holds, who has it attached and mapped
  * and whether the CPU may map it now.  Every struct is naturally aligned and
  * made of fixed-size fields; every flag bit and field not defined here must
@@ -147,9 +148,49 @@ struct llmem_track {
 	__u32 flags;
 };
 
+/* The returned DMA-BUF fd is close-on-exec. */
+#define LLMEM_EXPORT_RANGE_CLOEXEC (1U << 0)
+#define LLMEM_EXPORT_RANGE_VALID_FLAGS (LLMEM_EXPORT_RANGE_CLOEXEC)
+
+/**
+ * struct llmem_export_range - LLMEM_IOC_EXPORT_RANGE argument
+ * @fd: (in) a DMA-BUF exported by llmem (by LLMEM_IOC_ALLOC or by this
+ *      command); a bad fd is -EBADF, any other DMA-BUF or file -EINVAL
+ * @flags: (in) LLMEM_EXPORT_RANGE_* bits; any other bit is -EINVAL
+ * @offset: (in) where the range starts in @fd's buffer, in bytes: a multiple
+ *          of the page size, else -EINVAL
+ * @size: (in) bytes in the range: a non-zero multiple of the page size, else
+ *        -EINVAL; an @offset + @size that overflows or passes the end of
+ *        @fd's buffer is -EINVAL
+ * @out_fd: (out) the new DMA-BUF, opened read-write; must be 0 on input
+ * @pad: (in) must be 0
+ *
+ * The new DMA-BUF is a buffer of @size bytes whose first byte is byte
+ * @offset of @fd's buffer: the same pages, not a copy, for importers that
+ * take no offset into a DMA-BUF (a V4L2 capture buffer starts at its fd's
+ * first byte).  It holds a reference on the buffer whose pages it shares,
+ * so the pages live until the last fd and mapping of either is gone, and it
+ * shares that buffer's reservation object (its fences).  It is an llmem
+ * buffer like any other: mmap, vmap, device mappings and DMA_BUF_IOCTL_SYNC
+ * cover its own range from its offset 0, LLMEM_IOC_INFO reports its own
+ * attachments and mappings (and LLMEM_STATE_CONTIGUOUS when @fd's pages are
+ * contiguous), and it has its own DMA_BUF_SET_NAME name, empty at first.  It
+ * takes no pages of its own and does not count against max_bytes.
+ */
+struct llmem_export_range {
+	__u32 fd;
+	__u32 flags;
+	__u64 offset;
+	__u64 size;
+	__u32 out_fd;
+	__u32 pad;
+};
+
 #define LLMEM_IOC_ALLOC _IOWR(LLMEM_IOC_MAGIC, 0x0, struct llmem_alloc)
 #define LLMEM_IOC_INFO _IOWR(LLMEM_IOC_MAGIC, 0x1, struct llmem_info)
 #define LLMEM_IOC_TRACK _IOW(LLMEM_IOC_MAGIC, 0x2, struct llmem_track)
 #define LLMEM_IOC_UNTRACK _IOW(LLMEM_IOC_MAGIC, 0x3, struct llmem_track)
+#define LLMEM_IOC_EXPORT_RANGE \
+	_IOWR(LLMEM_IOC_MAGIC, 0x4, struct llmem_export_range)
 
 #endif /* _UAPI_LINUX_LLMEM_H */

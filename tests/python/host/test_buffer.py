@@ -407,4 +407,21 @@ def test_export_needs_a_shared_memory(memory):
     assert e.value.errno in (errno.ENOTSUP, errno.EINVAL)
     with pytest.raises(TypeError):
         b.export_frame((1, 2))
+    with pytest.raises(llmem.Error) as e:
+        b.export_range()
+    assert e.value.errno == errno.ENOTSUP and "llmem.ko" in e.value.strerror
+    with pytest.raises(llmem.Error) as e:
+        b.export_frame(llmem.frame_layout("AB24", 4, 4), 1 << 7)
+    assert e.value.errno == errno.EINVAL
+    b.close()
+
+
+def test_alignment_places_a_buffer(memory):
+    a = memory.create_buffer(100)
+    b = memory.create_buffer(5000, alignment=4096)
+    assert b.allocation_info.offset % 4096 == 0 and b.allocation_info.offset > 0
+    with pytest.raises(llmem.Error) as e:
+        memory.create_buffer(64, alignment=3000)
+    assert e.value.errno == errno.EINVAL
+    a.close()
     b.close()

@@ -104,6 +104,43 @@ def test_frames_are_described_for_importers(shared):
     b.close()
 
 
+def test_a_buffer_exported_as_a_dmabuf_of_its_own(session):
+    m = session.create_memory(0, page_size=64 << 10, sharing="dmabuf",
+                              backend="llmem-dmabuf", name="ranges")
+    a = m.create_buffer(8192, alignment=4096)
+    b = m.create_buffer(5000, alignment=4096)
+    off = b.allocation_info.offset
+    assert off and off % 4096 == 0
+    d = b.export_range()
+    try:
+        assert (d.offset, d.size) == (0, 8192)
+        data = (np.arange(5000) * 7 + 1).astype(np.uint8)
+        with b.map() as mp, mmap.mmap(d.fd, d.size) as mm:
+            np.asarray(mp)[:] = data
+            mp.flush()
+            assert np.array_equal(np.frombuffer(mm, np.uint8, 5000), data)
+            mm[:5000] = b"\x5a" * 5000
+            mp.invalidate()
+            assert (np.asarray(mp) == 0x5a).all()
+    finally:
+        os.close(d.fd)
+    # A frame in the buffer's own DMA-BUF starts at its first byte, which
+    # V4L2 (NO_OFFSET) needs; in the page's it starts at the buffer's offset.
+    layout = llmem.frame_layout("AB24", 32, 16)
+    f = a.export_frame(layout, llmem.ExportFlags.RANGE | llmem.ExportFlags.NO_OFFSET)
+    os.close(f.fd)
+    assert f.offsets == (0,)
+    f = b.export_frame(llmem.frame_layout("AB24", 32, 16), llmem.ExportFlags.RANGE)
+    os.close(f.fd)
+    assert f.offsets == (0,)
+    with pytest.raises(llmem.Error) as e:
+        b.export_frame(layout, llmem.ExportFlags.NO_OFFSET)
+    assert e.value.errno == errno.EINVAL and e.value.strerror
+    a.close()
+    b.close()
+    m.close()
+
+
 def test_import_errors(session, shared):
     imported = session.create_memory(llmem.MemoryFlags.HOST_VISIBLE, sharing="import")
     with pytest.raises(ValueError):

@@ -1,0 +1,667 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * llmem: the DMA-BUF exporter.
+ *
+ * Owns struct llmem_buffer and its pages: their allocation (scattered or
+ * physically contiguous) against the module's byte cap, the dma_buf_ops an
+ * importer calls and the vm_ops of user mappings, which count attachments,
+ * device mappings and CPU mappings for the tracker, LLMEM_IOC_ALLOC, and
+ * LLMEM_IOC_EXPORT_RANGE, which exports a page range of a buffer as a buffer
+ * of its own over the same pages.
+ */
+#include <linux/atomic.h>
+#include <linux/dma-buf.h>
+#include <linux/dma-mapping.h>
+#include <linux/fs.h>
+#include <linux/highmem.h>
+#include <linux/iosys-map.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/overflow.h>
+#include <linux/scatterlist.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+
+#include "llmem.h"
+
+atomic_long_t llmem_live_pages = ATOMIC_LONG_INIT(0);
+LIST_HEAD(llmem_buffers);
+
+/* The largest block the buddy allocator hands out: 4 MiB on x86. */
+#define LLMEM_MAX_CONTIGUOUS ((u64)MAX_ORDER_NR_PAGES << PAGE_SHIFT)
+
+/**
+ * struct llmem_attachment - one device attached to a struct llmem_buffer
+ * @node: entry in llmem_buffer.attachments
+ * @dev: the attached device
+ * @sgt: the pages as that device sees them, valid while @mapped
+ * @dir: the direction of the current mapping
+ * @mapped: whether the attachment is mapped
+ */
+struct llmem_attachment {
+	struct list_head node;
+	struct device *dev;
+	struct sg_table sgt;
+	enum dma_data_direction dir;
+	bool mapped;
+};
+
+static bool llmem_dir_writes(enum dma_data_direction dir)
+{
+	return dir == DMA_FROM_DEVICE || dir == DMA_BIDIRECTIONAL;
+}
+
+static void llmem_vm_open(struct vm_area_struct *vma)
+{
+	struct llmem_buffer *buf = vma->vm_private_data;
+
+	atomic_inc(&buf->cpu_mmaps);
+}
+
+static void llmem_vm_close(struct vm_area_struct *vma)
+{
+	struct llmem_buffer *buf = vma->vm_private_data;
+
+	atomic_dec(&buf->cpu_mmaps);
+}
+
+static const struct vm_operations_struct llmem_vm_ops = {
+	.open = llmem_vm_open,
+	.close = llmem_vm_close,
+};
+
+static int llmem_dma_buf_attach(struct dma_buf *dmabuf,
+				struct dma_buf_attachment *attachment)
+{
+	struct llmem_buffer *buf = dmabuf->priv;
+	struct llmem_attachment *a;
+
+	a = kzalloc(sizeof(*a), GFP_KERNEL);
+	if (!a)
+		return -ENOMEM;
+	a->dev = attachment->dev;
+	attachment->priv = a;
+
+	mutex_lock(&buf->lock);
+	list_add(&a->node, &buf->attachments);
+	mutex_unlock(&buf->lock);
+	return 0;
+}
+
+static void llmem_dma_buf_detach(struct dma_buf *dmabuf,
+				 struct dma_buf_attachment *attachment)
+{
+	struct llmem_buffer *buf = dmabuf->priv;
+	struct llmem_attachment *a = attachment->priv;
+
+	mutex_lock(&buf->lock);
+	list_del(&a->node);
+	mutex_unlock(&buf->lock);
+	kfree(a);
+}
+
+/*
+ * Each attachment gets its own sg_table, so that each device's DMA addresses
+ * and the direction it mapped with are kept apart; dma_map_sgtable() does the
+ * cache maintenance for the direction asked.
+ */
+static struct sg_table *
+llmem_dma_buf_map_dma_buf(struct dma_buf_attachment *attachment,
+			  enum dma_data_direction dir)
+{
+	struct llmem_buffer *buf = attachment->dmabuf->priv;
+	struct llmem_attachment *a = attachment->priv;
+	int ret;
+
+	llmem_assert_map_locked(attachment->dmabuf);
+	mutex_lock(&buf->lock);
+	if (a->mapped) {
+		ret = -EBUSY;
+		goto out_unlock;
+	}
+	ret = sg_alloc_table_from_pages(&a->sgt, buf->pages, buf->pagecount, 0,
+					buf->pagecount << PAGE_SHIFT,
+					GFP_KERNEL);
+	if (ret)
+		goto out_unlock;
+	ret = dma_map_sgtable(a->dev, &a->sgt, dir, 0);
+	if (ret)
+		goto out_free_table;
+
+	a->dir = dir;
+	a->mapped = true;
+	buf->device_maps++;
+	if (llmem_dir_writes(dir))
+		buf->device_write_maps++;
+	mutex_unlock(&buf->lock);
+	return &a->sgt;
+
+out_free_table:
+	sg_free_table(&a->sgt);
+out_unlock:
+	mutex_unlock(&buf->lock);
+	return ERR_PTR(ret);
+}
+
+static void llmem_dma_buf_unmap_dma_buf(struct dma_buf_attachment *attachment,
+					struct sg_table *sgt,
+					enum dma_data_direction dir)
+{
+	struct llmem_buffer *buf = attachment->dmabuf->priv;
+	struct llmem_attachment *a = attachment->priv;
+
+	llmem_assert_map_locked(attachment->dmabuf);
+	mutex_lock(&buf->lock);
+	dma_unmap_sgtable(a->dev, sgt, dir, 0);
+	sg_free_table(sgt);
+	a->mapped = false;
+	buf->device_maps--;
+	if (llmem_dir_writes(a->dir))
+		buf->device_write_maps--;
+	mutex_unlock(&buf->lock);
+}
+
+static int llmem_dma_buf_begin_cpu_access(struct dma_buf *dmabuf,
+					  enum dma_data_direction dir)
+{
+	struct llmem_buffer *buf = dmabuf->priv;
+	struct llmem_attachment *a;
+
+	mutex_lock(&buf->lock);
+	if (buf->vaddr)
+		invalidate_kernel_vmap_range(buf->vaddr,
+					     buf->pagecount << PAGE_SHIFT);
+	list_for_each_entry(a, &buf->attachments, node)
+		if (a->mapped)
+			dma_sync_sgtable_for_cpu(a->dev, &a->sgt, dir);
+	mutex_unlock(&buf->lock);
+	return 0;
+}
+
+static int llmem_dma_buf_end_cpu_access(struct dma_buf *dmabuf,
+					enum dma_data_direction dir)
+{
+	struct llmem_buffer *buf = dmabuf->priv;
+	struct llmem_attachment *a;
+
+	mutex_lock(&buf->lock);
+	if (buf->vaddr)
+		flush_kernel_vmap_range(buf->vaddr,
+					buf->pagecount << PAGE_SHIFT);
+	list_for_each_entry(a, &buf->attachments, node)
+		if (a->mapped)
+			dma_sync_sgtable_for_device(a->dev, &a->sgt, dir);
+	mutex_unlock(&buf->lock);
+	return 0;
+}
+
+static void llmem_set_vm_flags(struct vm_area_struct *vma, vm_flags_t flags)
+{
+#ifdef LLMEM_HAVE_VM_FLAGS_SET
+	vm_flags_set(vma, flags);
+#else
+	vma->vm_flags |= flags;
+#endif
+}
+
+/*
+ * The whole range is inserted at mmap time, so the first touch of a page
+ * never faults.  Private mappings are refused: a copy-on-write view of
+ * shared device memory would silently stop seeing the device's writes.
+ */
+static int llmem_dma_buf_mmap(struct dma_buf *dmabuf,
+			      struct vm_area_struct *vma)
+{
+	struct llmem_buffer *buf = dmabuf->priv;
+	unsigned long count = vma_pages(vma);
+	int ret;
+
+	if (!(vma->vm_flags & VM_SHARED))
+		return -EINVAL;
+	if (vma->vm_pgoff > buf->pagecount ||
+	    count > buf->pagecount - vma->vm_pgoff)
+		return -EINVAL;
+
+	llmem_set_vm_flags(vma, VM_DONTEXPAND | VM_DONTDUMP);
+	ret = vm_insert_pages(vma, vma->vm_start, buf->pages + vma->vm_pgoff,
+			      &count);
+	if (ret)
+		return ret;
+
+	vma->vm_ops = &llmem_vm_ops;
+	vma->vm_private_data = buf;
+	atomic_inc(&buf->cpu_mmaps);
+	return 0;
+}
+
+/*
+ * The core counts vmap users and calls this only for the first, so one
+ * kernel mapping serves them all.
+ */
+static int llmem_dma_buf_vmap(struct dma_buf *dmabuf, struct iosys_map *map)
+{
+	struct llmem_buffer *buf = dmabuf->priv;
+	void *vaddr;
+
+	llmem_assert_vmap_locked(dmabuf);
+	vaddr = vmap(buf->pages, buf->pagecount, VM_MAP, PAGE_KERNEL);
+	if (!vaddr)
+		return -ENOMEM;
+
+	mutex_lock(&buf->lock);
+	buf->vaddr = vaddr;
+	mutex_unlock(&buf->lock);
+	iosys_map_set_vaddr(map, vaddr);
+	return 0;
+}
+
+static void llmem_dma_buf_vunmap(struct dma_buf *dmabuf, struct iosys_map *map)
+{
+	struct llmem_buffer *buf = dmabuf->priv;
+
+	llmem_assert_vmap_locked(dmabuf);
+	mutex_lock(&buf->lock);
+	buf->vaddr = NULL;
+	mutex_unlock(&buf->lock);
+	vunmap(map->vaddr);
+	iosys_map_clear(map);
+}
+
+static void llmem_free_pages(struct page **pages, pgoff_t count)
+{
+	pgoff_t i;
+
+	for (i = 0; i < count; i++)
+		if (pages[i])
+			__free_page(pages[i]);
+	kvfree(pages);
+}
+
+static void llmem_buffer_free(struct llmem_buffer *buf)
+{
+	mutex_destroy(&buf->lock);
+	kfree(buf);
+}
+
+/*
+ * A range gives back its reference on the buffer whose pages it shares; the
+ * pages go with the last buffer over them.
+ */
+static void llmem_dma_buf_release(struct dma_buf *dmabuf)
+{
+	struct llmem_buffer *buf = dmabuf->priv;
+
+	mutex_lock(&llmem_lock);
+	list_del(&buf->node);
+	mutex_unlock(&llmem_lock);
+
+	if (buf->parent) {
+		dma_buf_put(buf->parent->dmabuf);
+	} else {
+		llmem_free_pages(buf->pages, buf->pagecount);
+		atomic_long_sub(buf->pagecount, &llmem_live_pages);
+	}
+	llmem_buffer_free(buf);
+}
+
+static const struct dma_buf_ops llmem_dma_buf_ops = {
+	.attach = llmem_dma_buf_attach,
+	.detach = llmem_dma_buf_detach,
+	.map_dma_buf = llmem_dma_buf_map_dma_buf,
+	.unmap_dma_buf = llmem_dma_buf_unmap_dma_buf,
+	.begin_cpu_access = llmem_dma_buf_begin_cpu_access,
+	.end_cpu_access = llmem_dma_buf_end_cpu_access,
+	.mmap = llmem_dma_buf_mmap,
+	.vmap = llmem_dma_buf_vmap,
+	.vunmap = llmem_dma_buf_vunmap,
+	.release = llmem_dma_buf_release,
+};
+
+/**
+ * llmem_buffer_of() - the llmem buffer behind a DMA-BUF
+ * @dmabuf: any DMA-BUF, kept alive by the caller
+ *
+ * Context: any context.
+ * Return: the struct llmem_buffer that @dmabuf exports, or NULL when another
+ * driver exported @dmabuf.
+ */
+struct llmem_buffer *llmem_buffer_of(struct dma_buf *dmabuf)
+{
+	return dmabuf->ops == &llmem_dma_buf_ops ? dmabuf->priv : NULL;
+}
+
+/*
+ * Zeroed order-0 pages in bulk: the buffer is mapped page by page anyway, and
+ * only importers without an IOMMU need physically contiguous memory (see
+ * llmem_alloc_contiguous()).
+ */
+static struct page **llmem_alloc_pages(pgoff_t count)
+{
+	gfp_t gfp = GFP_HIGHUSER | __GFP_ZERO | __GFP_NOWARN;
+	struct page **pages;
+	pgoff_t done = 0;
+
+	pages = kvcalloc(count, sizeof(*pages), GFP_KERNEL);
+	if (!pages)
+		return NULL;
+
+	while (done < count) {
+		unsigned long filled;
+
+		/* avoid allocating more if the process has been killed */
+		if (fatal_signal_pending(current))
+			goto out_free_pages;
+		filled = alloc_pages_bulk_array(gfp, count, pages);
+		if (filled == done)
+			goto out_free_pages;
+		done = filled;
+	}
+	return pages;
+
+out_free_pages:
+	llmem_free_pages(pages, count);
+	return NULL;
+}
+
+/*
+ * One zeroed block of the buddy allocator, split into order-0 pages so that
+ * mmap, vmap and the sg_table treat it like any other buffer (the sg_table
+ * merges it into one entry); alloc_pages_exact() frees the pages past @count
+ * at once.  Debian's x86 kernels have no CMA, so the largest block the buddy
+ * allocator holds is the limit.  __GFP_NORETRY fails a fragmented request
+ * at once rather than reclaiming hard or calling the OOM killer.
+ */
+static struct page **llmem_alloc_contiguous(pgoff_t count)
+{
+	gfp_t gfp = GFP_USER | __GFP_ZERO | __GFP_NOWARN | __GFP_NORETRY;
+	struct page **pages;
+	struct page *first;
+	void *vaddr;
+	pgoff_t i;
+
+	pages = kvcalloc(count, sizeof(*pages), GFP_KERNEL);
+	if (!pages)
+		return NULL;
+	vaddr = alloc_pages_exact(count << PAGE_SHIFT, gfp);
+	if (!vaddr) {
+		kvfree(pages);
+		return NULL;
+	}
+	first = virt_to_page(vaddr);
+	for (i = 0; i < count; i++)
+		pages[i] = first + i;
+	return pages;
+}
+
+static struct llmem_buffer *llmem_buffer_alloc(pgoff_t count, bool contiguous)
+{
+	struct llmem_buffer *buf;
+
+	buf = kzalloc(sizeof(*buf), GFP_KERNEL);
+	if (!buf)
+		return NULL;
+	mutex_init(&buf->lock);
+	INIT_LIST_HEAD(&buf->attachments);
+	INIT_LIST_HEAD(&buf->node);
+	buf->pagecount = count;
+	buf->owner = task_tgid_nr(current);
+	buf->contiguous = contiguous;
+	return buf;
+}
+
+/*
+ * Exports @buf, its pages in place, with the reservation object @resv (NULL:
+ * one of its own), and lists it for debugfs.
+ */
+static struct dma_buf *llmem_buffer_export(struct llmem_buffer *buf,
+					   struct dma_resv *resv)
+{
+	DEFINE_DMA_BUF_EXPORT_INFO(exp_info);
+	struct dma_buf *dmabuf;
+
+	exp_info.ops = &llmem_dma_buf_ops;
+	exp_info.size = buf->pagecount << PAGE_SHIFT;
+	exp_info.flags = O_RDWR;
+	exp_info.priv = buf;
+	exp_info.resv = resv;
+	dmabuf = dma_buf_export(&exp_info);
+	if (IS_ERR(dmabuf))
+		return dmabuf;
+	buf->dmabuf = dmabuf;
+
+	mutex_lock(&llmem_lock);
+	list_add_tail(&buf->node, &llmem_buffers);
+	mutex_unlock(&llmem_lock);
+	return dmabuf;
+}
+
+/**
+ * llmem_buffer_create() - allocate zeroed pages and export them
+ * @size: bytes, already rounded to whole pages
+ * @contiguous: whether the pages must be physically contiguous
+ *
+ * The pages count against max_bytes from the moment they are reserved, so
+ * that concurrent callers cannot together exceed it.
+ *
+ * Context: process context; takes llmem_lock.
+ * Return: the new DMA-BUF, or an ERR_PTR(): -ENOMEM past max_bytes or when
+ * the pages (or, @contiguous, one block for them all) cannot be had.
+ */
+static struct dma_buf *llmem_buffer_create(u64 size, bool contiguous)
+{
+	pgoff_t count = size >> PAGE_SHIFT;
+	struct llmem_buffer *buf;
+	struct dma_buf *dmabuf;
+	int ret;
+
+	if (atomic_long_add_return(count, &llmem_live_pages) >
+	    llmem_max_bytes >> PAGE_SHIFT) {
+		ret = -ENOMEM;
+		goto out_unreserve;
+	}
+
+	buf = llmem_buffer_alloc(count, contiguous);
+	if (!buf) {
+		ret = -ENOMEM;
+		goto out_unreserve;
+	}
+	if (contiguous)
+		buf->pages = llmem_alloc_contiguous(count);
+	else
+		buf->pages = llmem_alloc_pages(count);
+	if (!buf->pages) {
+		ret = -ENOMEM;
+		goto out_free_buf;
+	}
+
+	dmabuf = llmem_buffer_export(buf, NULL);
+	if (IS_ERR(dmabuf)) {
+		ret = PTR_ERR(dmabuf);
+		goto out_free_pages;
+	}
+	return dmabuf;
+
+out_free_pages:
+	llmem_free_pages(buf->pages, count);
+out_free_buf:
+	llmem_buffer_free(buf);
+out_unreserve:
+	atomic_long_sub(count, &llmem_live_pages);
+	return ERR_PTR(ret);
+}
+
+/**
+ * llmem_range_create() - export a page range of an llmem buffer
+ * @src: the buffer the range is taken from, kept alive by the caller
+ * @first: the range's first page in @src
+ * @count: pages in the range, within @src
+ *
+ * The range shares the pages and the reservation object of the buffer that
+ * allocated them and holds a reference on that buffer's DMA-BUF, so the
+ * pages outlive whichever of them is released first.  A range of a range
+ * refers to that buffer directly.  No page is allocated, so nothing counts
+ * against max_bytes.
+ *
+ * Context: process context; takes llmem_lock.
+ * Return: the new DMA-BUF, or an ERR_PTR(): -ENOMEM, or what
+ * dma_buf_export() returns.
+ */
+static struct dma_buf *llmem_range_create(struct llmem_buffer *src,
+					  pgoff_t first, pgoff_t count)
+{
+	struct llmem_buffer *parent = src->parent ?: src;
+	struct llmem_buffer *buf;
+	struct dma_buf *dmabuf;
+
+	buf = llmem_buffer_alloc(count, src->contiguous);
+	if (!buf)
+		return ERR_PTR(-ENOMEM);
+	buf->pages = src->pages + first;
+	buf->parent = parent;
+
+	get_dma_buf(parent->dmabuf);
+	dmabuf = llmem_buffer_export(buf, parent->dmabuf->resv);
+	if (IS_ERR(dmabuf))
+		goto out_put_parent;
+	return dmabuf;
+
+out_put_parent:
+	dma_buf_put(parent->dmabuf);
+	llmem_buffer_free(buf);
+	return dmabuf;
+}
+
+/**
+ * llmem_ioctl_alloc() - LLMEM_IOC_ALLOC: export zeroed pages as a DMA-BUF
+ * @file: the open /dev/llmem
+ * @data: the caller's struct llmem_alloc, copied in and zero-extended
+ * @uarg: where it came from, for the copy back
+ * @usize: the size of the caller's struct
+ *
+ * The fd is reserved first and installed last, so that a failing copy to
+ * user space leaves no descriptor behind in the caller's table.
+ *
+ * Context: process context; takes llmem_lock.
+ * Return: 0; -EINVAL for unknown flags, a non-zero @fd on input, size 0 or a
+ * size whose rounding overflows; -E2BIG for a contiguous size above the
+ * largest block; -ENOMEM past max_bytes or when the pages cannot be had;
+ * -EMFILE or -EFAULT from the fd table and the copy back.
+ */
+long llmem_ioctl_alloc(struct file *file, void *data, void __user *uarg,
+		       unsigned int usize)
+{
+	struct llmem_alloc *alloc = data;
+	struct dma_buf *dmabuf;
+	int fd, ret;
+
+	if (alloc->flags & ~LLMEM_ALLOC_VALID_FLAGS || alloc->fd)
+		return -EINVAL;
+	if (!alloc->size || alloc->size > U64_MAX - PAGE_SIZE + 1)
+		return -EINVAL;
+	alloc->size = PAGE_ALIGN(alloc->size);
+	if (alloc->flags & LLMEM_ALLOC_CONTIGUOUS &&
+	    alloc->size > LLMEM_MAX_CONTIGUOUS)
+		return -E2BIG;
+	if (alloc->size > llmem_max_bytes)
+		return -ENOMEM;
+
+	dmabuf = llmem_buffer_create(alloc->size,
+				     alloc->flags & LLMEM_ALLOC_CONTIGUOUS);
+	if (IS_ERR(dmabuf))
+		return PTR_ERR(dmabuf);
+
+	fd = get_unused_fd_flags(O_RDWR | (alloc->flags & LLMEM_ALLOC_CLOEXEC ?
+					   O_CLOEXEC : 0));
+	if (fd < 0) {
+		ret = fd;
+		goto out_put_dmabuf;
+	}
+	alloc->fd = fd;
+	ret = llmem_copy_out(uarg, alloc, usize, sizeof(*alloc));
+	if (ret)
+		goto out_put_fd;
+	fd_install(fd, dmabuf->file);
+	return 0;
+
+out_put_fd:
+	put_unused_fd(fd);
+out_put_dmabuf:
+	dma_buf_put(dmabuf);
+	return ret;
+}
+
+/**
+ * llmem_ioctl_export_range() - LLMEM_IOC_EXPORT_RANGE: a range as a DMA-BUF
+ * @file: the open /dev/llmem
+ * @data: the caller's struct llmem_export_range, copied in and zero-extended
+ * @uarg: where it came from, for the copy back
+ * @usize: the size of the caller's struct
+ *
+ * Every input is checked before anything is created.  The fd is reserved
+ * first and installed last, so that a failing copy to user space leaves no
+ * descriptor behind in the caller's table.
+ *
+ * Context: process context; takes llmem_lock.
+ * Return: 0; -EINVAL for unknown flags, a non-zero @out_fd or @pad on input,
+ * an offset or size that is not a multiple of the page size, size 0, a range
+ * that overflows or passes the end of the buffer, or an fd that is not a
+ * DMA-BUF llmem exported; -EBADF for a bad fd; -ENOMEM; -EMFILE or -EFAULT
+ * from the fd table and the copy back.
+ */
+long llmem_ioctl_export_range(struct file *file, void *data,
+			      void __user *uarg, unsigned int usize)
+{
+	struct llmem_export_range *range = data;
+	struct dma_buf *src_dmabuf, *dmabuf;
+	struct llmem_buffer *src;
+	u64 end;
+	int fd, ret;
+
+	if (range->flags & ~LLMEM_EXPORT_RANGE_VALID_FLAGS || range->out_fd ||
+	    range->pad)
+		return -EINVAL;
+	if (!range->size || !PAGE_ALIGNED(range->offset) ||
+	    !PAGE_ALIGNED(range->size) ||
+	    check_add_overflow(range->offset, range->size, &end))
+		return -EINVAL;
+
+	src_dmabuf = dma_buf_get(range->fd);
+	if (IS_ERR(src_dmabuf))
+		return PTR_ERR(src_dmabuf);
+	src = llmem_buffer_of(src_dmabuf);
+	if (!src || end > src_dmabuf->size) {
+		ret = -EINVAL;
+		goto out_put_src;
+	}
+
+	fd = get_unused_fd_flags(O_RDWR |
+				 (range->flags & LLMEM_EXPORT_RANGE_CLOEXEC ?
+				  O_CLOEXEC : 0));
+	if (fd < 0) {
+		ret = fd;
+		goto out_put_src;
+	}
+	dmabuf = llmem_range_create(src, range->offset >> PAGE_SHIFT,
+				    range->size >> PAGE_SHIFT);
+	if (IS_ERR(dmabuf)) {
+		ret = PTR_ERR(dmabuf);
+		goto out_put_fd;
+	}
+	range->out_fd = fd;
+	ret = llmem_copy_out(uarg, range, usize, sizeof(*range));
+	if (ret)
+		goto out_put_dmabuf;
+	fd_install(fd, dmabuf->file);
+	dma_buf_put(src_dmabuf);
+	return 0;
+
+out_put_dmabuf:
+	dma_buf_put(dmabuf);
+out_put_fd:
+	put_unused_fd(fd);
+out_put_src:
+	dma_buf_put(src_dmabuf);
+	return ret;
+}

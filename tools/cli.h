@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The one argument parser of every `llmem` command: each command describes
+ * its options in a table, getopt_long parses them, and every value is read
+ * whole and checked against its range before the command does anything.
+ * --help, the usage line, the man page and the bash completion are written
+ * from the same tables.
+ */
+#ifndef LLMEM_TOOLS_CLI_H
+#define LLMEM_TOOLS_CLI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+enum cli_type {
+	/* bool, set to true. */
+	CLI_FLAG,
+	/* uint64_t: a whole decimal number in [min, max]. */
+	CLI_UINT,
+	/* uint64_t bytes: a decimal number, fractions allowed, with a unit
+	 * K, M, G (or KiB, MiB, GiB: powers of 1024) or none (then in
+	 * @unit); the bytes a whole number, a multiple of @align, in
+	 * [min, max]. */
+	CLI_SIZE,
+	/* const char *: any non-empty string. */
+	CLI_STRING,
+	/* const char *: a path; completed as a file name. */
+	CLI_PATH,
+	/* uint32_t: the value of one of @choices, by name. */
+	CLI_CHOICE,
+	/* uint32_t[2]: WIDTHxHEIGHT, each side in [min, max]. */
+	CLI_WXH,
+};
+
+struct cli_choice {
+	const char *name;
+	uint32_t value;
+};
+
+struct cli_option {
+	const char *name;
+	/* 0 for none. */
+	char short_name;
+	enum cli_type type;
+	void *value;
+	/* The value's name in the usage line ("N", "WxH", "DIR"). */
+	const char *meta;
+	const char *help;
+	uint64_t min, max;
+	/* CLI_SIZE. */
+	uint64_t unit, align;
+	/* CLI_CHOICE: ended by an entry with a NULL name. */
+	const struct cli_choice *choices;
+	/* Set when the option is given; may be NULL. */
+	bool *given;
+};
+
+/* Spelled once so that every command offers them the same way. */
+#define CLI_OPTION_JSON(flag)                                                         \
+	{                                                                             \
+		.name = "json", .short_name = 'j', .type = CLI_FLAG, .value = (flag), \
+		.help = "print one JSON object (schema in docs/cli.md)"               \
+	}
+#define CLI_OPTION_QUIET(flag, what)                                                   \
+	{                                                                              \
+		.name = "quiet", .short_name = 'q', .type = CLI_FLAG, .value = (flag), \
+		.help = (what)                                                         \
+	}
+
+struct cli_command {
+	/* As typed after `llmem`: "camera", "bench alloc". */
+	const char *name;
+	const char *summary;
+	/* Paragraphs for --help and the man page, lines joined by spaces. */
+	const char *description;
+	/* Operands after the options, for the usage line; NULL for none. */
+	const char *operands;
+	/* The most operands; 0 for none. */
+	int max_operands;
+	/* Ended by an entry with a NULL name; --help is added. */
+	const struct cli_option *options;
+	int (*run)(const struct cli_command *cmd, int argc, char **argv);
+};
+
+/* Exit statuses: done, failed, a bad command line. */
+#define CLI_OK 0
+#define CLI_FAILED 1
+#define CLI_USAGE 2
+
+/*
+ * cli_parse() - parses @argv (argv[0] is the command's last word) against
+ * @cmd's table.
+ *
+ * Return: the index of the first operand, at least 1; 0 (-CLI_OK) after
+ * --help printed the help on stdout; -CLI_USAGE after one line on stderr
+ * named the option, the value and what is accepted.  A command returns
+ * -ret for anything but a positive index.
+ */
+int cli_parse(const struct cli_command *cmd, int argc, char **argv);
+
+/* The usage line, then the options, each with its help. */
+void cli_help(const struct cli_command *cmd, FILE *out);
+
+/* "llmem NAME: " and the message, on stderr; returns @status. */
+int cli_fail(const struct cli_command *cmd, int status, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/*
+ * The parts a value is made of, for commands that check operands or
+ * relations between options themselves: 0, or -1 when @s is not one.
+ */
+int cli_parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *out);
+int cli_parse_size(const char *s, uint64_t unit, uint64_t *out);
+
+/* The commands, for `llmem help`, the man page and the completion. */
+extern const struct cli_command *const cli_commands[];
+
+/* The man page llmem(1) in roff, and bash completion, from the tables. */
+void cli_write_man(FILE *out, const char *version);
+void cli_write_completion(FILE *out);
+
+#endif
