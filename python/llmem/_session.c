@@ -595,7 +595,7 @@ static PyObject *memory_import_dmabuf(struct pyl_memory *self, PyObject *const *
 	uint64_t size = 0;
 	uint32_t page;
 	PyObject *a[2];
-	int fd, ret;
+	int fd = -1, ret;
 
 	MEMORY_OPEN(self);
 	if (pyl_args("import_dmabuf", args, nargs, kwnames, names, 2, 1, a) || fd_arg(a[0], &fd) ||

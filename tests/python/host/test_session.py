@@ -2,6 +2,8 @@
 """Sessions: what the device reports, choosing it, closing it, errors."""
 import errno
 import gc
+import subprocess
+import sys
 import weakref
 
 import pytest
@@ -110,3 +112,24 @@ def test_session_freed_when_unreferenced():
 def test_validation_is_counted(session):
     assert session.validation_messages == 0
     assert session.validation_log == ()
+
+
+def test_numpy_is_optional():
+    """Without numpy the package imports, and mappings are still buffers."""
+    code = """
+import sys
+sys.modules["numpy"] = None
+import llmem
+with llmem.Session() as s:
+    m = s.create_memory(llmem.MemoryFlags.HOST_VISIBLE, page_size=1 << 20)
+    with m.create_buffer(64) as b, b.map("uint32") as mp:
+        v = memoryview(mp)
+        v[3] = 0xDEADBEEF
+        print(v.format, v.shape, hex(v[3]))
+        v.release()
+    m.close()
+"""
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["I", "(16,)", "0xdeadbeef"]
