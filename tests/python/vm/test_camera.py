@@ -7,8 +7,11 @@ import errno
 import fcntl
 import gc
 import os
+import pathlib
+import runpy
 import struct
 import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -51,14 +54,21 @@ def vivid():
     return path
 
 
+_C_TOOL_FRAMES = {}
+
+
 def c_tool_frame(vivid, fmt, tmp_path):
+    """`llmem camera`'s second frame of vivid's picture in fmt, once per run."""
+    if fmt in _C_TOOL_FRAMES:
+        return _C_TOOL_FRAMES[fmt]
     out = tmp_path / f"c-{fmt}"
     proc = subprocess.run([os.environ["LLMEM_TOOL"], "camera", "--device", vivid,
                            "--format", fmt, "--size", "640x480", "--frames", "2",
                            "--input", "0", "--out", str(out)],
                           capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    return png_rgba.read(out / "frame-001.png")
+    _C_TOOL_FRAMES[fmt] = png_rgba.read(out / "frame-001.png")
+    return _C_TOOL_FRAMES[fmt]
 
 
 @pytest.mark.parametrize("fmt", ["YUYV", "NV12"])
@@ -173,3 +183,19 @@ def test_first_capable_node_by_default(session):
         assert (cam.info.width, cam.info.height, cam.info.format) == (640, 480, "YUYV")
         with cam.next(timeout=30) as f:
             assert memoryview(f.rgba).shape == (480, 640, 4)
+
+
+def test_the_example_captures_into_numpy(vivid, tmp_path, capsys, monkeypatch):
+    """examples/camera_numpy.py, run as a script: its last frame equals the C tool's."""
+    ref = c_tool_frame(vivid, "YUYV", tmp_path)
+    example = pathlib.Path(__file__).parents[3] / "examples" / "camera_numpy.py"
+    out = tmp_path / "last.ppm"
+    monkeypatch.setattr(sys, "argv", [str(example), "--device", vivid, "--frames", "2",
+                                      "--out", str(out)])
+    runpy.run_path(str(example), run_name="__main__")
+    printed = capsys.readouterr().out
+    assert "(vivid): YUYV 640x480" in printed and printed.count(" 0 bytes copied") == 2
+    header, pixels = out.read_bytes().split(b"\n", 1)
+    assert header == b"P6 640 480 255"
+    rgb = np.frombuffer(pixels, np.uint8).reshape(480, 640, 3)
+    assert np.array_equal(rgb, ref[..., :3])
