@@ -14,11 +14,16 @@ extern const struct cli_command cmd_info;
 extern const struct cli_command cmd_devices;
 /* llmem camera: the zero-copy capture pipeline (cmd_camera.c). */
 extern const struct cli_command cmd_camera;
+/* llmem encode: camera, device and encoder on the same pages (cmd_encode.c). */
+extern const struct cli_command cmd_encode;
+/* llmem decode: a bitstream decoded into llmem buffers (cmd_decode.c). */
+extern const struct cli_command cmd_decode;
 
 /* llmem bench NAME: each benchmark against its peer, one file each. */
 extern const struct cli_command cmd_bench_alloc;
 extern const struct cli_command cmd_bench_kernel;
 extern const struct cli_command cmd_bench_camera;
+extern const struct cli_command cmd_bench_codec;
 extern const struct cli_command cmd_bench_transfer;
 
 #endif

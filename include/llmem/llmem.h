@@ -22,5 +22,6 @@
 #include "v4l2.h"
 #include "convert.h"
 #include "camera.h"
+#include "codec.h"
 
 #endif /* LLMEM_LLMEM_H */
