@@ -571,16 +571,8 @@ static const struct cli_option options[] = {
 	  .type = CLI_FLAG,
 	  .value = &args.no_objects,
 	  .help = "leave the full objects out" },
-	{ .name = "json",
-	  .short_name = 'j',
-	  .type = CLI_FLAG,
-	  .value = &args.json,
-	  .help = "print one JSON object (schema in docs/cli.md)" },
-	{ .name = "quiet",
-	  .short_name = 'q',
-	  .type = CLI_FLAG,
-	  .value = &args.quiet,
-	  .help = "no progress on stderr" },
+	CLI_OPTION_JSON(&args.json),
+	CLI_OPTION_QUIET(&args.quiet, "no progress on stderr"),
 	{ 0 },
 };
 

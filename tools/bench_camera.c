@@ -78,16 +78,8 @@ static const struct cli_option options[] = {
 	  .meta = "NAME",
 	  .choices = camera_backends,
 	  .help = "where the zero-copy frames' pages come from (default: the best)" },
-	{ .name = "json",
-	  .short_name = 'j',
-	  .type = CLI_FLAG,
-	  .value = &args.json,
-	  .help = "print one JSON object (schema in docs/cli.md)" },
-	{ .name = "quiet",
-	  .short_name = 'q',
-	  .type = CLI_FLAG,
-	  .value = &args.quiet,
-	  .help = "no progress on stderr" },
+	CLI_OPTION_JSON(&args.json),
+	CLI_OPTION_QUIET(&args.quiet, "no progress on stderr"),
 	{ 0 },
 };
 

@@ -135,11 +135,7 @@ static const struct cli_option options[] = {
 	  .min = 1,
 	  .max = MAX_REPS / 100,
 	  .help = "repetitions times N (default 1)" },
-	{ .name = "json",
-	  .short_name = 'j',
-	  .type = CLI_FLAG,
-	  .value = &args.json,
-	  .help = "print one JSON object (schema in docs/cli.md)" },
+	CLI_OPTION_JSON(&args.json),
 	{ 0 },
 };
 

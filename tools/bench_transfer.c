@@ -379,16 +379,8 @@ static const struct cli_option options[] = {
 	  .max = 1ull << 40,
 	  .help = "the staging queue's chunk, in whole 4 KiB pages (default: a quarter of "
 		  "the ring)" },
-	{ .name = "json",
-	  .short_name = 'j',
-	  .type = CLI_FLAG,
-	  .value = &args.json,
-	  .help = "print one JSON object (schema in docs/cli.md)" },
-	{ .name = "quiet",
-	  .short_name = 'q',
-	  .type = CLI_FLAG,
-	  .value = &args.quiet,
-	  .help = "no progress on stderr" },
+	CLI_OPTION_JSON(&args.json),
+	CLI_OPTION_QUIET(&args.quiet, "no progress on stderr"),
 	{ 0 },
 };
 

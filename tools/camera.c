@@ -21,6 +21,7 @@
 #include "camera.h"
 #include "png_writer.h"
 #include "progress.h"
+#include "report.h"
 
 #define DEQUEUE_TIMEOUT_MS 10000
 
@@ -95,7 +96,8 @@ static int write_frame(const struct camera_options *o, const struct camera_resul
 }
 
 static int capture(struct llmem_camera *cam, const struct camera_options *o,
-		   struct camera_result *r, double *cpu_us, double *convert_us)
+		   struct camera_result *r, double *cpu_us, double *convert_us,
+		   struct report_sheet *sheet)
 {
 	struct progress p;
 	double start;
@@ -120,6 +122,11 @@ static int capture(struct llmem_camera *cam, const struct camera_options *o,
 			query_tracker(cam, (f.index + 1) % r->info.buffers, r);
 		if (o->out_dir && (ret = write_frame(o, r, &f, n)))
 			return ret;
+		if (o->out_dir)
+			report_sheet_add(sheet, n,
+					 (const uint8_t *)f.rgba_data +
+						 r->info.rgba_layout.offset[0],
+					 r->info.rgba_layout.pitch[0]);
 		ret = llmem_camera_release(cam, &f);
 		if (ret)
 			return fail(ret, "release frame");
@@ -132,12 +139,28 @@ static int capture(struct llmem_camera *cam, const struct camera_options *o,
 	return ret ? fail(ret, "stop") : 0;
 }
 
+/* The contact sheet and the plot, from the frames in capture order. */
+static int write_pictures(const struct camera_options *o, const struct report_sheet *sheet,
+			  const double *cpu_us, const double *convert_us)
+{
+	char path[4096];
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/contact.png", o->out_dir);
+	ret = report_sheet_write(sheet, path);
+	if (ret)
+		return ret;
+	snprintf(path, sizeof(path), "%s/timing.svg", o->out_dir);
+	return report_write_plot(path, cpu_us, convert_us, o->frames);
+}
+
 int camera_run(const struct camera_options *o, struct camera_result *r)
 {
 	struct llmem_session_create_info sci = { .app_name = "llmem camera" };
 	struct llmem_session *session = NULL;
 	struct llmem_camera *cam = NULL;
 	double *cpu_us = NULL, *convert_us = NULL;
+	struct report_sheet sheet = { 0 };
 	bool made_dir = false;
 	int ret;
 
@@ -172,7 +195,15 @@ int camera_run(const struct camera_options *o, struct camera_result *r)
 		fprintf(stderr,
 			"llmem camera: %s (%s), the first capture node that imports DMA-BUFs\n",
 			r->info.device, r->info.driver);
-	ret = capture(cam, o, r, cpu_us, convert_us);
+	ret = o->out_dir ? report_sheet_init(&sheet, o->frames, r->info.rgba_layout.width,
+					     r->info.rgba_layout.height)
+			 : 0;
+	if (!ret)
+		ret = capture(cam, o, r, cpu_us, convert_us, &sheet);
+	if (!ret && o->out_dir)
+		ret = write_pictures(o, &sheet, cpu_us, convert_us);
+	report_sheet_fini(&sheet);
+	r->emulated = report_cpu_emulated();
 	if (!ret) {
 		r->cpu_us_median = median(cpu_us, r->frames);
 		r->cpu_us_min = cpu_us[0];
@@ -208,7 +239,7 @@ void camera_print_summary(FILE *f, const struct camera_options *o, const struct 
 		"  \"cpu_us_per_frame\": {\"median\": %.1f, \"min\": %.1f, \"max\": %.1f},\n"
 		"  \"convert_us_per_frame\": %.1f,\n  \"bytes_copied_per_frame\": %llu,\n"
 		"  \"importer_vmaps\": %lld,\n  \"importer_attachments\": %lld,\n"
-		"  \"validation_messages\": %lld\n}\n",
+		"  \"validation_messages\": %lld,\n  \"emulated_cpu\": %s\n}\n",
 		i->device, i->driver, (const char *)&i->format.fourcc, i->format.width,
 		i->format.height, i->format.bytesperline, i->format.sizeimage,
 		copy ? "copy" : "zero-copy", copy ? "copy" : llmem_backend_name(i->backend),
@@ -217,7 +248,7 @@ void camera_print_summary(FILE *f, const struct camera_options *o, const struct 
 		r->seconds > 0 ? r->frames / r->seconds : 0.0, r->cpu_us_median, r->cpu_us_min,
 		r->cpu_us_max, r->convert_us_median, (unsigned long long)r->bytes_copied_per_frame,
 		(long long)r->importer_vmaps, (long long)r->importer_attachments,
-		(long long)r->validation_messages);
+		(long long)r->validation_messages, r->emulated ? "true" : "false");
 }
 
 int camera_write_summary(const char *path, const struct camera_options *o,
@@ -238,4 +269,47 @@ int camera_write_summary(const char *path, const struct camera_options *o,
 		return ret;
 	}
 	return 0;
+}
+
+int camera_write_report(const struct camera_options *o, const struct camera_result *r)
+{
+	const struct llmem_camera_info *i = &r->info;
+	bool copy = o->create.flags & LLMEM_CAMERA_COPY;
+	struct report_row rows[10];
+	char path[4096], title[160];
+	uint32_t n = 0;
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/summary.json", o->out_dir);
+	ret = camera_write_summary(path, o, r);
+	if (ret)
+		return ret;
+	rows[n].name = "camera";
+	snprintf(rows[n++].value, sizeof(rows[0].value), "%s (%s)", i->device, i->driver);
+	rows[n].name = "frames";
+	snprintf(rows[n++].value, sizeof(rows[0].value), "%u of %ux%u %.4s in %.2f s", r->frames,
+		 i->format.width, i->format.height, (const char *)&i->format.fourcc, r->seconds);
+	rows[n].name = "path";
+	snprintf(rows[n++].value, sizeof(rows[0].value), "%s",
+		 copy ? "copy: the driver's buffers, copied by the CPU"
+		      : "zero-copy: the camera writes into llmem pages");
+	rows[n].name = "pages from";
+	snprintf(rows[n++].value, sizeof(rows[0].value), "%s, %u frame%s a page",
+		 copy ? "the driver" : llmem_backend_name(i->backend), i->frames_per_page,
+		 i->frames_per_page == 1 ? "" : "s");
+	rows[n].name = "bytes copied per frame";
+	snprintf(rows[n++].value, sizeof(rows[0].value), "%llu",
+		 (unsigned long long)r->bytes_copied_per_frame);
+	rows[n].name = "CPU time per frame";
+	snprintf(rows[n++].value, sizeof(rows[0].value), "%.1f us median (%.1f to %.1f)",
+		 r->cpu_us_median, r->cpu_us_min, r->cpu_us_max);
+	rows[n].name = "conversion per frame";
+	snprintf(rows[n++].value, sizeof(rows[0].value), "%.1f us median (wall time)",
+		 r->convert_us_median);
+	rows[n].name = "llmem.ko saw on a queued frame";
+	snprintf(rows[n++].value, sizeof(rows[0].value), "%lld vmaps, %lld attachments",
+		 (long long)r->importer_vmaps, (long long)r->importer_attachments);
+	snprintf(title, sizeof(title), "llmem camera: %u frames from %s", r->frames, i->driver);
+	snprintf(path, sizeof(path), "%s/index.html", o->out_dir);
+	return report_write_page(path, title, rows, n, r->frames, r->emulated);
 }

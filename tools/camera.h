@@ -36,6 +36,8 @@ struct camera_result {
 	int64_t importer_vmaps;
 	int64_t importer_attachments;
 	int64_t validation_messages;
+	/* The CPU is emulated (QEMU's TCG): absolute times mean little. */
+	bool emulated;
 };
 
 /* --format's and --backend's choices (cmd_camera.c). */
@@ -50,5 +52,9 @@ void camera_print_summary(FILE *out, const struct camera_options *opts,
 			  const struct camera_result *result);
 int camera_write_summary(const char *path, const struct camera_options *opts,
 			 const struct camera_result *result);
+
+/* In the --out folder: summary.json and index.html, the page that shows the
+ * frames, contact.png and timing.svg (camera_run() writes those two). */
+int camera_write_report(const struct camera_options *opts, const struct camera_result *result);
 
 #endif

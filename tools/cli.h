@@ -56,6 +56,18 @@ struct cli_option {
 	bool *given;
 };
 
+/* Spelled once so that every command offers them the same way. */
+#define CLI_OPTION_JSON(flag)                                                         \
+	{                                                                             \
+		.name = "json", .short_name = 'j', .type = CLI_FLAG, .value = (flag), \
+		.help = "print one JSON object (schema in docs/cli.md)"               \
+	}
+#define CLI_OPTION_QUIET(flag, what)                                                   \
+	{                                                                              \
+		.name = "quiet", .short_name = 'q', .type = CLI_FLAG, .value = (flag), \
+		.help = (what)                                                         \
+	}
+
 struct cli_command {
 	/* As typed after `llmem`: "camera", "bench alloc". */
 	const char *name;

@@ -141,11 +141,7 @@ static const struct cli_option options[] = {
 	  .type = CLI_FLAG,
 	  .value = &args.json,
 	  .help = "print the summary as JSON on stdout (schema in docs/cli.md)" },
-	{ .name = "quiet",
-	  .short_name = 'q',
-	  .type = CLI_FLAG,
-	  .value = &args.quiet,
-	  .help = "print nothing but errors" },
+	CLI_OPTION_QUIET(&args.quiet, "print nothing but errors"),
 	{ 0 },
 };
 
@@ -212,14 +208,14 @@ static void print_human(const struct camera_options *o, const struct camera_resu
 	       r->cpu_us_median, r->convert_us_median,
 	       (unsigned long long)r->bytes_copied_per_frame);
 	if (o->out_dir)
-		printf("  frames and summary.json in %s\n", o->out_dir);
+		printf("  frames, contact.png, timing.svg, summary.json and index.html in %s\n",
+		       o->out_dir);
 }
 
 static int run(const struct cli_command *cmd, int argc, char **argv)
 {
 	struct camera_options o;
 	struct camera_result r;
-	char summary[4096];
 	int ret;
 
 	ret = cli_parse(cmd, argc, argv);
@@ -231,11 +227,8 @@ static int run(const struct cli_command *cmd, int argc, char **argv)
 	options_to_camera(&o);
 	if (camera_run(&o, &r))
 		return CLI_FAILED;
-	if (o.out_dir) {
-		snprintf(summary, sizeof(summary), "%s/summary.json", o.out_dir);
-		if (camera_write_summary(summary, &o, &r))
-			return CLI_FAILED;
-	}
+	if (o.out_dir && camera_write_report(&o, &r))
+		return CLI_FAILED;
 	if (args.json)
 		camera_print_summary(stdout, &o, &r);
 	else if (!args.quiet)

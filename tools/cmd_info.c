@@ -11,6 +11,7 @@
 #include <llmem/llmem.h>
 
 #include "commands.h"
+#include "vk_names.h"
 
 static const struct {
 	uint32_t bit;
@@ -22,23 +23,6 @@ static const struct {
 	{ 0x40, "DEVICE_COHERENT_AMD" }, { 0x80, "DEVICE_UNCACHED_AMD" },
 	{ 0x100, "RDMA_CAPABLE_NV" },
 };
-
-static const struct {
-	uint32_t bit;
-	const char *name;
-} caps[] = {
-	{ LLMEM_CAP_DMABUF_EXPORT, "dmabuf_export" },
-	{ LLMEM_CAP_DMABUF_IMPORT, "dmabuf_import" },
-	{ LLMEM_CAP_HOST_POINTER_IMPORT, "host_pointer_import" },
-	{ LLMEM_CAP_DRM_FORMAT_MODIFIERS, "drm_format_modifiers" },
-	{ LLMEM_CAP_LLMEM_DEVICE, "llmem_device" },
-	{ LLMEM_CAP_QUEUE_FAMILY_FOREIGN, "queue_family_foreign" },
-	{ LLMEM_CAP_SYNC_FD_EXPORT, "sync_fd_export" },
-	{ LLMEM_CAP_SYNC_FD_IMPORT, "sync_fd_import" },
-};
-
-static const char *const device_types[] = { "other", "integrated-gpu", "discrete-gpu",
-					    "virtual-gpu", "cpu" };
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -70,8 +54,7 @@ static void print_human(const struct llmem_session_info *i)
 
 	api_version(i->api_version, api, sizeof(api));
 	printf("device:   %s\n", i->device_name);
-	printf("type:     %s (vendor 0x%04x, device 0x%04x)\n",
-	       i->device_type < N(device_types) ? device_types[i->device_type] : "unknown",
+	printf("type:     %s (vendor 0x%04x, device 0x%04x)\n", vk_device_type_name(i->device_type),
 	       i->vendor_id, i->device_id);
 	printf("driver:   %s%s%s\n", i->driver_name[0] ? i->driver_name : "(unknown)",
 	       i->driver_info[0] ? ", " : "", i->driver_info);
@@ -95,8 +78,9 @@ static void print_human(const struct llmem_session_info *i)
 	printf("  minImportedHostPointerAlignment %llu\n",
 	       (unsigned long long)i->min_imported_host_pointer_alignment);
 	printf("\ncapabilities:\n");
-	for (size_t c = 0; c < N(caps); c++)
-		printf("  %-22s %s\n", caps[c].name, i->caps & caps[c].bit ? "yes" : "no");
+	for (size_t c = 0; c < vk_cap_name_count; c++)
+		printf("  %-22s %s\n", vk_cap_names[c].name,
+		       i->caps & vk_cap_names[c].bit ? "yes" : "no");
 }
 
 static void json_string(const char *s)
@@ -142,8 +126,7 @@ static void print_json(const struct llmem_session_info *i)
 	json_string(i->driver_info);
 	printf(",\n  \"api_version\": \"%s\",\n", api);
 	printf("  \"vendor_id\": %u,\n  \"device_id\": %u,\n  \"device_type\": \"%s\",\n",
-	       i->vendor_id, i->device_id,
-	       i->device_type < N(device_types) ? device_types[i->device_type] : "unknown");
+	       i->vendor_id, i->device_id, vk_device_type_name(i->device_type));
 	printf("  \"memory_heaps\": [");
 	for (uint32_t h = 0; h < i->memory_heap_count; h++)
 		printf("%s\n    {\"index\": %u, \"size\": %llu, \"device_local\": %s}",
@@ -168,9 +151,9 @@ static void print_json(const struct llmem_session_info *i)
 	       (unsigned long long)i->non_coherent_atom_size,
 	       (unsigned long long)i->min_imported_host_pointer_alignment);
 	printf("  \"capabilities\": {");
-	for (size_t c = 0; c < N(caps); c++)
-		printf("%s\"%s\": %s", c ? ", " : "", caps[c].name,
-		       i->caps & caps[c].bit ? "true" : "false");
+	for (size_t c = 0; c < vk_cap_name_count; c++)
+		printf("%s\"%s\": %s", c ? ", " : "", vk_cap_names[c].name,
+		       i->caps & vk_cap_names[c].bit ? "true" : "false");
 	printf("}\n}\n");
 }
 
@@ -181,11 +164,7 @@ static struct {
 } args;
 
 static const struct cli_option options[] = {
-	{ .name = "json",
-	  .short_name = 'j',
-	  .type = CLI_FLAG,
-	  .value = &args.json,
-	  .help = "print one JSON object (schema in docs/cli.md)" },
+	CLI_OPTION_JSON(&args.json),
 	{ .name = "device",
 	  .short_name = 'd',
 	  .type = CLI_STRING,

@@ -10,6 +10,8 @@
 
 /* llmem info: the device as a session describes it (cmd_info.c). */
 extern const struct cli_command cmd_info;
+/* llmem devices: what llmem can allocate from or share with (cmd_devices.c). */
+extern const struct cli_command cmd_devices;
 /* llmem camera: the zero-copy capture pipeline (cmd_camera.c). */
 extern const struct cli_command cmd_camera;
 

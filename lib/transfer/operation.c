@@ -138,6 +138,18 @@ bool llmem_queue_host_turn(struct llmem_queue *q, const struct llmem_wait_list *
 		if (w->events[i]->queue != q &&
 		    w->events[i]->seq > atomic_load(&w->events[i]->queue->completed))
 			return false;
+	/*
+	 * Nor may it run ahead of the sync_files the device waits for
+	 * (sync.c): an empty submission carries them, and a blocking call
+	 * waits for it below.
+	 */
+	if (q->waits.count) {
+		if (!blocking || !llmem_queue_open_record(q))
+			return false;
+		q->open->recorded = true;
+		if (llmem_queue_submit_open(q))
+			return false;
+	}
 	if (blocking)
 		return llmem_queue_wait_seq(q, UINT64_MAX, UINT64_MAX) == 0;
 	llmem_queue_retire_done(q);

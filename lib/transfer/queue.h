@@ -159,8 +159,9 @@ int llmem_queue_op_leave(struct llmem_queue *q, int ret, struct llmem_event **ev
 
 /*
  * Whether the host may touch device memory now, in order: outside a batch,
- * with nothing of this queue in flight (a blocking call waits for it) and
- * the events of other queues done.
+ * with nothing of this queue in flight (a blocking call waits for it, and
+ * for the sync_files the queue waits for) and the events of other queues
+ * done.
  */
 bool llmem_queue_host_turn(struct llmem_queue *q, const struct llmem_wait_list *wait_for,
 			   bool blocking);

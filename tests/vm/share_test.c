@@ -145,7 +145,7 @@ TEST_F_TIMEOUT(share, page_to_another_process, 180)
 }
 
 /* Send refuses memory that is not shared and pages that do not exist. */
-TEST_F(share, send_refusals)
+TEST_F_TIMEOUT(share, send_refusals, 120)
 {
 	struct llmem_memory_create_info plain_ci = { 0 };
 	struct llmem_buffer_create_info bci = { .size = 4096 };
@@ -166,7 +166,7 @@ TEST_F(share, send_refusals)
 }
 
 /* Receive refuses a plain memory, garbage, a closed peer and too little room. */
-TEST_F(share, recv_refusals)
+TEST_F_TIMEOUT(share, recv_refusals, 120)
 {
 	struct llmem_memory_create_info import_ci = { .sharing = LLMEM_SHARING_IMPORT };
 	struct llmem_buffer_create_info bci = { .size = 4096 };
@@ -199,7 +199,7 @@ TEST_F(share, recv_refusals)
 }
 
 /* Import refuses plain memories, closed fds, files that are not DMA-BUFs. */
-TEST_F(share, import_refusals)
+TEST_F_TIMEOUT(share, import_refusals, 120)
 {
 	struct llmem_memory_create_info import_ci = { .sharing = LLMEM_SHARING_IMPORT };
 	struct llmem_memory *import;

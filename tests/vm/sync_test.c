@@ -222,6 +222,8 @@ static double now_ms(void)
 /*
  * A queue's next operation starts after the sync_file signals: on the
  * device where it imports sync_files, else the call waits on the CPU.
+ * The buffer is host visible, so the operations would go through a mapping
+ * if the queue let the host run ahead of the fence.
  */
 TEST_F_TIMEOUT(sync, queue_waits_for_a_sync_file, 120)
 {
@@ -233,6 +235,8 @@ TEST_F_TIMEOUT(sync, queue_waits_for_a_sync_file, 120)
 	double t0;
 
 	ASSERT_EQ(llmem_session_get_info(self->s, &info), 0);
+	TH_LOG("%s waits for sync_files %s", info.device_name,
+	       info.caps & LLMEM_CAP_SYNC_FD_IMPORT ? "on the device" : "on the CPU");
 	ASSERT_EQ(llmem_queue_create(self->s, NULL, &q), 0);
 	ASSERT_EQ(pthread_create(&t, NULL, signal_later, &d), 0);
 	t0 = now_ms();

@@ -238,6 +238,7 @@ FIXTURE(vicodec)
 
 FIXTURE_SETUP(vicodec)
 {
+	self->dec = -1;
 	self->enc = open_vicodec(VICODEC_ENCODER);
 	ASSERT_GE(self->enc, 0) TH_LOG("no vicodec encoder: the rig must load vicodec");
 	self->dec = open_vicodec(VICODEC_DECODER);
