@@ -25,7 +25,7 @@
 #include "display/display.h"
 #include "transfer/queue.h"
 
-#define FLAGS_MASK                                                          \
+#define FLAGS_MASK                                                       \
 	(LLMEM_DISPLAY_COMMIT_NONBLOCK | LLMEM_DISPLAY_COMMIT_IN_FENCE | \
 	 LLMEM_DISPLAY_COMMIT_OUT_FENCE)
 
@@ -36,8 +36,7 @@ static int add(drmModeAtomicReqPtr req, uint32_t obj, uint32_t prop, uint64_t va
 }
 
 /* The primary plane's position props with @values. */
-static int add_plane(const struct llmem_display *d, drmModeAtomicReqPtr req,
-		     const uint64_t *values)
+static int add_plane(const struct llmem_display *d, drmModeAtomicReqPtr req, const uint64_t *values)
 {
 	int ret = 0;
 
@@ -100,12 +99,11 @@ static int check(const struct llmem_display *d, const struct llmem_display_commi
 				   ci->fb->id);
 	if (wb && (!d->info.writeback_id || wb->display != d ||
 		   !(wb->flags & LLMEM_DISPLAY_FB_WRITEBACK)))
-		return llmem_error(-EINVAL,
-				   "display commit: writeback framebuffer %u %s", wb->id,
+		return llmem_error(-EINVAL, "display commit: writeback framebuffer %u %s", wb->id,
 				   !d->info.writeback_id ? "on a display opened without "
 							   "LLMEM_DISPLAY_WRITEBACK"
 				   : wb->display != d	 ? "of another display"
-							 : "not made with LLMEM_DISPLAY_FB_WRITEBACK");
+						      : "not made with LLMEM_DISPLAY_FB_WRITEBACK");
 	if (!result && (wb || (ci->flags & LLMEM_DISPLAY_COMMIT_OUT_FENCE)))
 		return llmem_error(-EINVAL, "display commit: fences asked for, and no result");
 	if ((ci->flags & LLMEM_DISPLAY_COMMIT_IN_FENCE) && ci->after)
@@ -161,7 +159,8 @@ LLMEM_PUBLIC int llmem_display_commit(struct llmem_display *d,
 		*result = (struct llmem_display_commit_result){ .out_fence = -1,
 								.writeback_fence = -1 };
 	if (!d || !ci)
-		return llmem_error(-EINVAL, "llmem_display_commit: NULL %s", d ? "info" : "display");
+		return llmem_error(-EINVAL, "llmem_display_commit: NULL %s",
+				   d ? "info" : "display");
 	ret = check(d, ci, result);
 	if (ret)
 		return ret;

@@ -30,11 +30,16 @@ static const char *const crtc_prop_names[LLMEM_CRTC_PROPS] = {
 };
 
 static const char *const plane_prop_names[LLMEM_PLANE_PROPS] = {
-	[LLMEM_PLANE_FB_ID] = "FB_ID",	   [LLMEM_PLANE_CRTC_ID] = "CRTC_ID",
-	[LLMEM_PLANE_SRC_X] = "SRC_X",	   [LLMEM_PLANE_SRC_Y] = "SRC_Y",
-	[LLMEM_PLANE_SRC_W] = "SRC_W",	   [LLMEM_PLANE_SRC_H] = "SRC_H",
-	[LLMEM_PLANE_CRTC_X] = "CRTC_X",   [LLMEM_PLANE_CRTC_Y] = "CRTC_Y",
-	[LLMEM_PLANE_CRTC_W] = "CRTC_W",   [LLMEM_PLANE_CRTC_H] = "CRTC_H",
+	[LLMEM_PLANE_FB_ID] = "FB_ID",
+	[LLMEM_PLANE_CRTC_ID] = "CRTC_ID",
+	[LLMEM_PLANE_SRC_X] = "SRC_X",
+	[LLMEM_PLANE_SRC_Y] = "SRC_Y",
+	[LLMEM_PLANE_SRC_W] = "SRC_W",
+	[LLMEM_PLANE_SRC_H] = "SRC_H",
+	[LLMEM_PLANE_CRTC_X] = "CRTC_X",
+	[LLMEM_PLANE_CRTC_Y] = "CRTC_Y",
+	[LLMEM_PLANE_CRTC_W] = "CRTC_W",
+	[LLMEM_PLANE_CRTC_H] = "CRTC_H",
 	[LLMEM_PLANE_IN_FENCE_FD] = "IN_FENCE_FD",
 };
 
@@ -191,7 +196,8 @@ static int pick_mode(struct llmem_display *d, const drmModeConnector *output,
 		}
 	}
 	if (!best)
-		return llmem_error(-EINVAL, "display: connector %u of %s (%s) has no %ux%u mode (%s)",
+		return llmem_error(-EINVAL,
+				   "display: connector %u of %s (%s) has no %ux%u mode (%s)",
 				   driven->connector_id, d->info.device, d->info.driver, width,
 				   height, at ? sizes : "it has none");
 	d->mode = *best;
@@ -348,8 +354,8 @@ static int note_state(struct llmem_display *d)
 	if (!d->info.writeback_id)
 		return 0;
 	ret = llmem_drm_object_props(d->fd, d->info.writeback_id, DRM_MODE_OBJECT_CONNECTOR,
-				     writeback_prop_names, LLMEM_WRITEBACK_PROPS, d->writeback_props,
-				     wb, &missing);
+				     writeback_prop_names, LLMEM_WRITEBACK_PROPS,
+				     d->writeback_props, wb, &missing);
 	if (ret)
 		return missing_prop(d, ret, "writeback connector", d->info.writeback_id, missing);
 	return writeback_formats(d, wb[LLMEM_WRITEBACK_PIXEL_FORMATS]);

@@ -120,7 +120,8 @@ LLMEM_PUBLIC int llmem_drm_get_device(const char *path, struct llmem_drm_device 
 	int fd, ret;
 
 	if (!path || !dev)
-		return llmem_error(-EINVAL, "llmem_drm_get_device: NULL %s", path ? "device" : "path");
+		return llmem_error(-EINVAL, "llmem_drm_get_device: NULL %s",
+				   path ? "device" : "path");
 	*dev = (struct llmem_drm_device){ 0 };
 	snprintf(dev->path, sizeof(dev->path), "%s", path);
 	ret = llmem_drm_open(path, &fd);
@@ -150,7 +151,8 @@ static int card_numbers(uint32_t **out, uint32_t *count)
 	*out = NULL;
 	*count = 0;
 	if (!dri)
-		return errno == ENOENT ? 0 : llmem_error(-errno, "open /dev/dri: %s", strerror(errno));
+		return errno == ENOENT ? 0
+				       : llmem_error(-errno, "open /dev/dri: %s", strerror(errno));
 	while ((e = readdir(dri))) {
 		unsigned int num;
 		char end;
@@ -280,7 +282,8 @@ int llmem_drm_read_plane_formats(int fd, uint32_t plane_id, struct llmem_drm_for
 		drmModeFreePropertyBlob(blob);
 	} else {
 		for (uint32_t i = 0; !ret && i < plane->count_formats; i++)
-			ret = add_format(out, count, &cap, plane->formats[i], DRM_FORMAT_MOD_LINEAR);
+			ret = add_format(out, count, &cap, plane->formats[i],
+					 DRM_FORMAT_MOD_LINEAR);
 	}
 	drmModeFreePlane(plane);
 	if (ret) {

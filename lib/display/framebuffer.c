@@ -56,35 +56,36 @@ static int check_format(struct llmem_display *d, const struct llmem_dmabuf_frame
 					   "opened without LLMEM_DISPLAY_WRITEBACK",
 					   d->info.device);
 		if (f->width != d->info.width || f->height != d->info.height)
-			return llmem_error(-EINVAL,
-					   "display fb: the writeback connector writes %ux%u frames, "
-					   "not %ux%u",
-					   d->info.width, d->info.height, f->width, f->height);
+			return llmem_error(
+				-EINVAL,
+				"display fb: the writeback connector writes %ux%u frames, "
+				"not %ux%u",
+				d->info.width, d->info.height, f->width, f->height);
 		for (uint32_t i = 0; i < d->writeback_format_count; i++)
 			found |= d->writeback_formats[i] == f->fourcc;
 		if (!found || f->modifier != DRM_FORMAT_MOD_LINEAR)
-			return llmem_error(-ENOTSUP,
-					   "display fb: the writeback connector %u of %s (%s) does "
-					   "not write %s with modifier 0x%llx; it writes %s (LINEAR)",
-					   d->info.writeback_id, d->info.device, d->info.driver,
-					   llmem_drm_format_name(f->fourcc, name, sizeof(name)),
-					   (unsigned long long)f->modifier,
-					   list_formats(d->writeback_formats, NULL,
-							d->writeback_format_count, list,
-							sizeof(list)));
+			return llmem_error(
+				-ENOTSUP,
+				"display fb: the writeback connector %u of %s (%s) does "
+				"not write %s with modifier 0x%llx; it writes %s (LINEAR)",
+				d->info.writeback_id, d->info.device, d->info.driver,
+				llmem_drm_format_name(f->fourcc, name, sizeof(name)),
+				(unsigned long long)f->modifier,
+				list_formats(d->writeback_formats, NULL, d->writeback_format_count,
+					     list, sizeof(list)));
 		return 0;
 	}
 	for (uint32_t i = 0; i < d->format_count; i++)
 		found |= d->formats[i].fourcc == f->fourcc && d->formats[i].modifier == f->modifier;
 	if (!found)
-		return llmem_error(-ENOTSUP,
-				   "display fb: plane %u of %s (%s) does not scan out %s with "
-				   "modifier 0x%llx; it takes %s",
-				   d->info.plane_id, d->info.device, d->info.driver,
-				   llmem_drm_format_name(f->fourcc, name, sizeof(name)),
-				   (unsigned long long)f->modifier,
-				   list_formats(NULL, d->formats, d->format_count, list,
-						sizeof(list)));
+		return llmem_error(
+			-ENOTSUP,
+			"display fb: plane %u of %s (%s) does not scan out %s with "
+			"modifier 0x%llx; it takes %s",
+			d->info.plane_id, d->info.device, d->info.driver,
+			llmem_drm_format_name(f->fourcc, name, sizeof(name)),
+			(unsigned long long)f->modifier,
+			list_formats(NULL, d->formats, d->format_count, list, sizeof(list)));
 	if (f->modifier != DRM_FORMAT_MOD_LINEAR && !(d->info.caps & LLMEM_DRM_ADDFB2_MODIFIERS))
 		return llmem_error(-ENOTSUP,
 				   "display fb: %s (%s) takes no framebuffer modifiers "
@@ -165,8 +166,7 @@ static int make_fb(struct llmem_display *d, const struct llmem_dmabuf_frame *f,
 	if (ret) {
 		ret = -errno;
 		drop_handle(d, fb->handle);
-		return llmem_error(ret,
-				   "%s on %s (%s): %s (%ux%u, pitch %u, offset %u)",
+		return llmem_error(ret, "%s on %s (%s): %s (%ux%u, pitch %u, offset %u)",
 				   d->info.caps & LLMEM_DRM_ADDFB2_MODIFIERS
 					   ? "drmModeAddFB2WithModifiers"
 					   : "drmModeAddFB2",

@@ -323,9 +323,9 @@ static int check_info(const struct llmem_camera_create_info *ci)
 		return llmem_error(-EINVAL, "camera: unknown range %u", ci->range);
 	if (ci->rgba_fourcc && ci->rgba_fourcc != DRM_FORMAT_ABGR8888 &&
 	    ci->rgba_fourcc != DRM_FORMAT_XRGB8888 && ci->rgba_fourcc != DRM_FORMAT_ARGB8888)
-		return llmem_error(-EINVAL,
-				   "camera: RGBA fourcc 0x%08x: ABGR8888, XRGB8888 or ARGB8888 only",
-				   ci->rgba_fourcc);
+		return llmem_error(
+			-EINVAL, "camera: RGBA fourcc 0x%08x: ABGR8888, XRGB8888 or ARGB8888 only",
+			ci->rgba_fourcc);
 	if (ci->rgba_buffers > LLMEM_CAMERA_MAX_RGBA_BUFFERS)
 		return llmem_error(-EINVAL, "camera: %u RGBA buffers, at most %u", ci->rgba_buffers,
 				   LLMEM_CAMERA_MAX_RGBA_BUFFERS);
@@ -468,8 +468,8 @@ LLMEM_PUBLIC int llmem_camera_rgba_buffer(const struct llmem_camera *c, uint32_t
 	if (!c || !out)
 		return llmem_error(-EINVAL, "camera RGBA buffer: NULL %s", c ? "out" : "camera");
 	if (index >= c->info.rgba_buffers)
-		return llmem_error(-EINVAL, "camera RGBA buffer: index %u, the camera has %u", index,
-				   c->info.rgba_buffers);
+		return llmem_error(-EINVAL, "camera RGBA buffer: index %u, the camera has %u",
+				   index, c->info.rgba_buffers);
 	*out = c->rgba[index];
 	return 0;
 }

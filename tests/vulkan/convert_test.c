@@ -160,7 +160,9 @@ static int convert_to(struct __test_metadata *_metadata, struct llmem_memory *m,
 	for (uint32_t row = 0; row < height; row++)
 		for (uint32_t b = 0; b < width * 4; b++) {
 			size_t i = (size_t)row * dst_l.pitch[0] + b;
-			size_t r = dst_fourcc == DRM_FORMAT_ABGR8888 || b % 4 == 3 ? i : i + 2 - b % 4 * 2;
+			size_t r = dst_fourcc == DRM_FORMAT_ABGR8888 || b % 4 == 3
+					   ? i
+					   : i + 2 - b % 4 * 2;
 			int d = abs((int)dst_map[i] - (int)ref[r]);
 
 			if (d > worst)
