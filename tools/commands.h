@@ -14,6 +14,8 @@ extern const struct cli_command cmd_info;
 extern const struct cli_command cmd_devices;
 /* llmem camera: the zero-copy capture pipeline (cmd_camera.c). */
 extern const struct cli_command cmd_camera;
+/* llmem display: the camera shown on a KMS device (cmd_display.c). */
+extern const struct cli_command cmd_display;
 
 /* llmem bench NAME: each benchmark against its peer, one file each. */
 extern const struct cli_command cmd_bench_alloc;

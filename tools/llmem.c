@@ -11,7 +11,7 @@
 #include "commands.h"
 
 const struct cli_command *const cli_commands[] = {
-	&cmd_info,	   &cmd_devices,      &cmd_camera,	   &cmd_bench_alloc,
+	&cmd_info,	   &cmd_devices,      &cmd_camera,	   &cmd_display, &cmd_bench_alloc,
 	&cmd_bench_kernel, &cmd_bench_camera, &cmd_bench_transfer, NULL,
 };
 
