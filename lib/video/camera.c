@@ -257,8 +257,10 @@ static int setup_copy(struct llmem_camera *c, uint32_t buffers)
 }
 
 /*
- * The RGBA buffers, in one page: of the camera's own memory, or shared for a
- * display (each buffer at a multiple of 4096, as importers like them).
+ * The RGBA buffers, in one page of the camera's own memory, or shared for a
+ * display, each in a page of its own: it starts at its DMA-BUF's first
+ * byte, which importers that mishandle offsets (vkms reads a plane's
+ * framebuffer offset twice) need.
  */
 static int setup_rgba(struct llmem_camera *c)
 {
@@ -266,7 +268,7 @@ static int setup_rgba(struct llmem_camera *c)
 	uint64_t size = (c->info.rgba_layout.size + 4095) / 4096 * 4096;
 	struct llmem_memory_create_info mci = {
 		.flags = LLMEM_MEMORY_HOST_VISIBLE | LLMEM_MEMORY_HOST_COHERENT,
-		.page_size = shared ? size * c->info.rgba_buffers : 0,
+		.page_size = shared ? size : 0,
 		.spare_pages = shared ? LLMEM_MEMORY_SPARE_NONE : 0,
 		.sharing = shared ? LLMEM_SHARING_DMABUF : LLMEM_SHARING_NONE,
 		.name = "camera rgba",
