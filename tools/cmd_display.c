@@ -329,7 +329,7 @@ static void print(const struct run *r)
 		emit_uint(&e, NULL, llmem_display_fb_id(r->fbs[i]));
 	emit_end(&e);
 	emit_end(&e);
-	emit_string(&e, "format", "XRGB8888");
+	emit_string(&e, "format", "XR24");
 	emit_uint(&e, "width", r->disp.width);
 	emit_uint(&e, "height", r->disp.height);
 	emit_uint(&e, "frames", r->shown);

@@ -50,7 +50,7 @@ int llmem_drm_read_plane_formats(int fd, uint32_t plane_id, struct llmem_drm_for
 /* A plane's enum llmem_drm_plane_type, from its "type" property. */
 uint32_t llmem_drm_plane_type(int fd, uint32_t plane_id);
 
-/* A fourcc's name ("XRGB8888") into @buf, or its code where libdrm has none. */
+/* A fourcc's code as libdrm spells it ("XR24") into @buf, or its number. */
 const char *llmem_drm_format_name(uint32_t fourcc, char *buf, size_t len);
 
 struct llmem_display;
