@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 //
 // Push constants of the conversion shaders; the C side is
-// struct llmem_convert_params in lib/convert.h.  Offsets and pitches are in
+// struct convert_params in lib/video/convert.c.  Offsets and pitches are in
 // bytes; the source's are multiples of 4 for YUYV and of 1 for NV12.
 layout(push_constant) uniform Params {
 	uint width;
@@ -12,4 +12,5 @@ layout(push_constant) uniform Params {
 	uint dst_pitch;		// bytes per RGBA row, a multiple of 4
 	uint matrix;
 	uint full_range;
+	uint dst_bgra;		// 1: bytes B, G, R, A (XRGB8888, ARGB8888), 0: R, G, B, A
 } p;

@@ -33,5 +33,5 @@ void main()
 	float v = byte_at(chroma + 1u);
 
 	dst[(p.dst_offset + row * p.dst_pitch) / 4u + x] =
-		pack_rgba(yuv_to_rgb(y, u, v, p.matrix, p.full_range));
+		pack_pixel(yuv_to_rgb(y, u, v, p.matrix, p.full_range), p.dst_bgra);
 }

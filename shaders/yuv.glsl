@@ -28,8 +28,13 @@ vec3 yuv_to_rgb(float y, float u, float v, uint matrix, uint full_range)
 	return clamp(vec3(r, g, b), 0.0, 1.0);
 }
 
-uint pack_rgba(vec3 rgb)
+// One pixel as the word the frame holds, opaque: bytes R, G, B, A in
+// memory (DRM's ABGR8888), or with @bgra B, G, R, A (XRGB8888, ARGB8888,
+// what displays scan out).
+uint pack_pixel(vec3 rgb, uint bgra)
 {
 	uvec3 c = uvec3(round(rgb * 255.0));
+	if (bgra == 1u)
+		c = c.bgr;
 	return c.r | (c.g << 8) | (c.b << 16) | (255u << 24);
 }

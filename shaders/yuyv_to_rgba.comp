@@ -27,6 +27,6 @@ void main()
 	float v = float(word >> 24);
 	uint out_index = (p.dst_offset + row * p.dst_pitch) / 4u + pair * 2u;
 
-	dst[out_index] = pack_rgba(yuv_to_rgb(y0, u, v, p.matrix, p.full_range));
-	dst[out_index + 1u] = pack_rgba(yuv_to_rgb(y1, u, v, p.matrix, p.full_range));
+	dst[out_index] = pack_pixel(yuv_to_rgb(y0, u, v, p.matrix, p.full_range), p.dst_bgra);
+	dst[out_index + 1u] = pack_pixel(yuv_to_rgb(y1, u, v, p.matrix, p.full_range), p.dst_bgra);
 }

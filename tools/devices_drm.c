@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * DRM nodes: the driver behind each, whether it shares buffers through
- * PRIME, and, on primary nodes, what it can display.  Writeback connectors
+ * PRIME, and, on primary nodes, what it can display: its planes, the
+ * formats each scans out and the modifiers it takes them with.  Writeback connectors
  * are counted by asking for the resources twice, the second time as a
  * client that opted in to seeing them, since no ioctl counts them alone.
  */
@@ -16,10 +17,16 @@
 
 #include <drm/drm.h>
 #include <drm/drm_mode.h>
+#include <xf86drm.h>
+
+#include <llmem/display.h>
+#include <llmem/error.h>
 
 #include "devices.h"
 
 #define MAX_DRM_NODES 64
+#define MAX_PLANES 64
+#define MAX_FORMATS 512
 
 static bool get_cap(int fd, uint64_t cap, uint64_t *value)
 {
@@ -37,7 +44,85 @@ static bool get_resources(int fd, struct drm_mode_card_res *res)
 	return ioctl(fd, DRM_IOCTL_MODE_GETRESOURCES, res) == 0;
 }
 
-static void describe_display(struct emit *e, int fd)
+static const char *plane_type(uint32_t type)
+{
+	return type == LLMEM_DRM_PLANE_PRIMARY	? "primary"
+	       : type == LLMEM_DRM_PLANE_CURSOR ? "cursor"
+						: "overlay";
+}
+
+/* A fourcc's or a modifier's name as libdrm spells it, or its number. */
+static void emit_name(struct emit *e, char *name, uint64_t value)
+{
+	char hex[24];
+
+	if (name && strcmp(name, "UNKNOWN")) {
+		emit_string(e, NULL, name);
+	} else {
+		snprintf(hex, sizeof(hex), "0x%llx", (unsigned long long)value);
+		emit_string(e, NULL, hex);
+	}
+	free(name);
+}
+
+/*
+ * One plane: its fourccs, and the modifiers it takes them with, each
+ * listed once; a display needs a frame whose pair is among them.
+ */
+static void describe_plane(struct emit *e, const char *path, const struct llmem_drm_plane *p)
+{
+	static struct llmem_drm_format f[MAX_FORMATS];
+	int n = llmem_drm_plane_formats(path, p->id, f, MAX_FORMATS);
+
+	emit_object(e, NULL);
+	emit_uint(e, "id", p->id);
+	emit_string(e, "type", plane_type(p->type));
+	if (n < 0) {
+		emit_string(e, "error", llmem_last_error());
+		emit_end(e);
+		return;
+	}
+	if (n > MAX_FORMATS)
+		n = MAX_FORMATS;
+	emit_array(e, "formats");
+	for (int i = 0; i < n; i++) {
+		bool seen = false;
+
+		for (int j = 0; j < i && !seen; j++)
+			seen = f[j].fourcc == f[i].fourcc;
+		if (!seen)
+			emit_name(e, drmGetFormatName(f[i].fourcc), f[i].fourcc);
+	}
+	emit_end(e);
+	emit_array(e, "modifiers");
+	for (int i = 0; i < n; i++) {
+		bool seen = false;
+
+		for (int j = 0; j < i && !seen; j++)
+			seen = f[j].modifier == f[i].modifier;
+		if (!seen)
+			emit_name(e, drmGetFormatModifierName(f[i].modifier), f[i].modifier);
+	}
+	emit_end(e);
+	emit_end(e);
+}
+
+static void describe_planes(struct emit *e, const char *path)
+{
+	struct llmem_drm_plane planes[MAX_PLANES];
+	int n = llmem_drm_list_planes(path, planes, MAX_PLANES);
+
+	if (n < 0) {
+		emit_string(e, "planes_error", llmem_last_error());
+		return;
+	}
+	emit_array(e, "planes");
+	for (int i = 0; i < n && i < MAX_PLANES; i++)
+		describe_plane(e, path, &planes[i]);
+	emit_end(e);
+}
+
+static void describe_display(struct emit *e, int fd, const char *path)
 {
 	struct drm_set_client_cap atomic = { .capability = DRM_CLIENT_CAP_ATOMIC, .value = 1 };
 	struct drm_set_client_cap writeback = {
@@ -61,6 +146,7 @@ static void describe_display(struct emit *e, int fd)
 		emit_uint(e, "writeback_connectors", all.count_connectors - res.count_connectors);
 	else
 		emit_uint(e, "writeback_connectors", 0);
+	describe_planes(e, path);
 }
 
 static void describe_node(struct emit *e, const char *path, bool primary)
@@ -94,7 +180,7 @@ static void describe_node(struct emit *e, const char *path, bool primary)
 	emit_bool(e, "dumb_buffers", get_cap(fd, DRM_CAP_DUMB_BUFFER, &dumb) && dumb);
 	emit_bool(e, "syncobj", get_cap(fd, DRM_CAP_SYNCOBJ, &syncobj) && syncobj);
 	if (primary)
-		describe_display(e, fd);
+		describe_display(e, fd, path);
 	close(fd);
 	emit_end(e);
 }

@@ -9,6 +9,16 @@
  * hands both to the caller; llmem_camera_release() gives the frame back to
  * the camera.
  *
+ * The RGBA frames live in host-visible memory of the camera's own, or with
+ * LLMEM_CAMERA_SHARED_RGBA in shared pages (share.h) that a display or
+ * another process imports: llmem_buffer_export_frame() of the frame's @rgba
+ * with the info's @rgba_layout describes one as drmModeAddFB2 takes it.
+ * Displays scan out B, G, R, X in memory (DRM's XRGB8888), not the R, G, B,
+ * A of the default ABGR8888: create_info.rgba_fourcc picks the byte order
+ * the shader writes.  With create_info.rgba_buffers above 1 the conversion
+ * writes each frame into the next RGBA buffer in turn, so that one can be
+ * shown while the next is written.
+ *
  * A driver on videobuf2-dma-contig (no IOMMU) refuses scattered pages: the
  * frames are then made again in physically contiguous pages from llmem.ko
  * (LLMEM_MEMORY_CONTIGUOUS), and the info says so.
@@ -51,10 +61,16 @@ enum llmem_camera_flags {
 	 * without them, with what the driver says its frames use. */
 	LLMEM_CAMERA_ENCODING = 1u << 3,
 	LLMEM_CAMERA_RANGE = 1u << 4,
+	/* The RGBA frames in shared pages (LLMEM_SHARING_DMABUF, the best
+	 * backend that works here), to export; without it, in host-visible
+	 * memory that is not shared. */
+	LLMEM_CAMERA_SHARED_RGBA = 1u << 5,
 };
 
 /* The most buffers a camera asks of its driver. */
 #define LLMEM_CAMERA_MAX_BUFFERS 16
+/* The most RGBA buffers the conversion writes in turn. */
+#define LLMEM_CAMERA_MAX_RGBA_BUFFERS 4
 
 struct llmem_camera_create_info {
 	/* The capture node; leave NULL for the first one (/dev/video0 up)
@@ -82,6 +98,16 @@ struct llmem_camera_create_info {
 	 * LLMEM_CAMERA_RANGE, enum llmem_ycbcr_range (convert.h). */
 	uint32_t encoding;
 	uint32_t range;
+	/* DRM fourcc of the RGBA frames: DRM_FORMAT_ABGR8888 (bytes R, G, B,
+	 * A), DRM_FORMAT_XRGB8888 or DRM_FORMAT_ARGB8888 (bytes B, G, R, A:
+	 * what displays scan out); leave 0 for ABGR8888. */
+	uint32_t rgba_fourcc;
+	/* RGBA buffers the conversion writes in turn, at most
+	 * LLMEM_CAMERA_MAX_RGBA_BUFFERS; leave 0 for 1. */
+	uint32_t rgba_buffers;
+	/* Every RGBA row's pitch a multiple of this (a power of two: a display
+	 * engine's 64 or 256); leave 0 for no demand. */
+	uint32_t rgba_pitch_alignment;
 };
 
 /**
@@ -90,8 +116,8 @@ struct llmem_camera_create_info {
  * @driver: the driver's name, as llmem_v4l2_driver() gives it.
  * @format: the format the driver agreed to.
  * @layout: where a captured frame lies in its buffer.
- * @rgba_layout: where the RGBA frame lies in its buffer (ABGR8888: bytes
- *	R, G, B, A in memory).
+ * @rgba_layout: where the RGBA frame lies in its buffer, in the fourcc of
+ *	create_info.rgba_fourcc (ABGR8888 by default: bytes R, G, B, A).
  * @buffers: frames queued to the device (the buffers the driver granted).
  * @flags: enum llmem_camera_flags in effect: LLMEM_CAMERA_CONTIGUOUS is set
  *	when the frames had to be made again in contiguous pages.
@@ -103,6 +129,9 @@ struct llmem_camera_create_info {
  *	pages all of them (as many as a contiguous page holds), each a range of
  *	the page exported as a DMA-BUF of its own; 1 on Vulkan's exported pages
  *	and on the copy path.
+ * @rgba_buffers: RGBA buffers the conversion writes in turn.
+ * @rgba_backend: enum llmem_backend of the RGBA frames' pages;
+ *	LLMEM_BACKEND_VULKAN unless LLMEM_CAMERA_SHARED_RGBA.
  */
 struct llmem_camera_info {
 	char device[64];
@@ -116,6 +145,8 @@ struct llmem_camera_info {
 	uint32_t encoding;
 	uint32_t range;
 	uint32_t frames_per_page;
+	uint32_t rgba_buffers;
+	uint32_t rgba_backend;
 };
 
 /**
@@ -124,9 +155,11 @@ struct llmem_camera_info {
  *	the device buffer it was copied to), laid out as the info's @layout.
  *	The camera's: valid until the frame is released.
  * @rgba: the RGBA frame, laid out as the info's @rgba_layout, in memory
- *	the host can read; the next frame overwrites it.
+ *	the host can read; the frame @rgba_buffers later overwrites it.
  * @rgba_data: @rgba mapped, its first byte.
  * @index: the V4L2 buffer the frame came in.
+ * @rgba_index: the RGBA buffer it was converted into
+ *	(llmem_camera_rgba_buffer()).
  * @sequence: the driver's frame counter.
  * @corrupted: the driver flagged the frame V4L2_BUF_FLAG_ERROR.
  * @timestamp_ns: capture time on CLOCK_MONOTONIC.
@@ -142,7 +175,7 @@ struct llmem_camera_frame {
 	uint32_t index;
 	uint32_t sequence;
 	uint32_t corrupted;
-	uint32_t reserved;
+	uint32_t rgba_index;
 	uint64_t timestamp_ns;
 	uint64_t bytes_copied;
 	uint64_t convert_ns;
@@ -155,10 +188,13 @@ struct llmem_camera_frame {
  * @out: the new camera.
  *
  * Return: 0; -EINVAL for a NULL @out, unknown flags, more than
- * LLMEM_CAMERA_MAX_BUFFERS buffers, a size of which one side only is 0, or
- * a format the device does not offer exactly (the message says what it
+ * LLMEM_CAMERA_MAX_BUFFERS buffers or LLMEM_CAMERA_MAX_RGBA_BUFFERS RGBA
+ * buffers, an RGBA fourcc other than those above, an RGBA pitch alignment
+ * that is not a power of two, a size of which one side only is 0, or a
+ * format the device does not offer exactly (the message says what it
  * offered instead); -ENODEV when no device is given and none qualifies, or
- * the node cannot capture; -ENOTSUP when no backend can share the frames;
+ * the node cannot capture; -ENOTSUP when no backend can share the frames
+ * (or, with LLMEM_CAMERA_SHARED_RGBA, the RGBA frames);
  * open()'s and the driver's errors, named with the call; -ENOMEM; -EIO.
  */
 int llmem_camera_open(struct llmem_session *session, const struct llmem_camera_create_info *info,
@@ -181,6 +217,19 @@ int llmem_camera_get_info(const struct llmem_camera *camera, struct llmem_camera
  */
 int llmem_camera_buffer(const struct llmem_camera *camera, uint32_t index,
 			struct llmem_buffer **out);
+
+/**
+ * llmem_camera_rgba_buffer() - RGBA buffer @index, laid out as the info's
+ * @rgba_layout: to make a display's framebuffer of it before streaming
+ * (display.h), or to export it with llmem_buffer_export_frame() (it must
+ * be LLMEM_CAMERA_SHARED_RGBA's for that).
+ *
+ * The camera's: valid until it is closed.
+ *
+ * Return: 0; -EINVAL for NULL or an @index past the RGBA buffers.
+ */
+int llmem_camera_rgba_buffer(const struct llmem_camera *camera, uint32_t index,
+			     struct llmem_buffer **out);
 
 /**
  * llmem_camera_export() - the DMA-BUF V4L2 buffer @index is queued as: a

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * GPU conversion of camera frames to RGBA, in place on shared memory: the
- * compute shaders read the frame where the camera wrote it.
+ * compute shaders read the frame where the camera wrote it, and write the
+ * RGBA frame in the byte order a display takes where asked (XRGB8888).
  *
  * Thread-safety: a conversion takes the session's queue for its duration;
  * conversions from several threads are serialised.
@@ -36,7 +37,9 @@ enum llmem_ycbcr_range {
  * @src: the buffer holding the YUYV or NV12 frame.
  * @src_layout: where the frame lies in @src.
  * @dst: the buffer to receive the RGBA frame; another buffer than @src.
- * @dst_layout: an ABGR8888 layout of the same width and height.
+ * @dst_layout: a layout of the same width and height, ABGR8888 (bytes R, G,
+ *	B, A in memory) or XRGB8888 or ARGB8888 (bytes B, G, R, A: what
+ *	displays scan out); alpha is 255.
  * @encoding: enum llmem_ycbcr_encoding; leave 0 for BT.601.
  * @range: enum llmem_ycbcr_range; leave 0 for limited range.
  */
@@ -58,10 +61,10 @@ struct llmem_convert_info {
  * Both buffers need LLMEM_BUFFER_STORAGE usage (the default).
  *
  * Return: 0; -EINVAL for NULL arguments, a source format other than YUYV or
- * NV12, a destination other than ABGR8888, sizes that differ, a layout that
- * does not fit its buffer, the same buffer twice, buffers of two sessions,
- * an unknown encoding or range, or a buffer without storage usage; -EIO or
- * -ENOMEM when Vulkan fails.
+ * NV12, a destination other than ABGR8888, XRGB8888 or ARGB8888, sizes that
+ * differ, a layout that does not fit its buffer, the same buffer twice,
+ * buffers of two sessions, an unknown encoding or range, or a buffer without
+ * storage usage; -EIO or -ENOMEM when Vulkan fails.
  */
 int llmem_convert_to_rgba(const struct llmem_convert_info *info);
 
@@ -74,7 +77,7 @@ struct llmem_converter;
  * @src_count: how many.
  * @src_layout: where the frame lies in each of them.
  * @dst: the buffer to receive the RGBA frames.
- * @dst_layout: an ABGR8888 layout of the same size.
+ * @dst_layout: a layout of the same size, as for llmem_convert_to_rgba().
  * @encoding: enum llmem_ycbcr_encoding; leave 0 for BT.601.
  * @range: enum llmem_ycbcr_range; leave 0 for limited range.
  */

@@ -5,9 +5,11 @@
  * modifier, and per plane an offset and a pitch.  Layouts are linear
  * (DRM_FORMAT_MOD_LINEAR), which every importer of shared frames accepts.
  *
- * Formats: DRM_FORMAT_YUYV, DRM_FORMAT_NV12 and DRM_FORMAT_ABGR8888 (bytes
- * R, G, B, A in memory: what the conversion shaders write).  For YUYV and
- * NV12 the DRM fourcc is the same code as the V4L2 pixel format.
+ * Formats: DRM_FORMAT_YUYV, DRM_FORMAT_NV12, DRM_FORMAT_ABGR8888 (bytes
+ * R, G, B, A in memory: what the conversion shaders write by default), and
+ * DRM_FORMAT_XRGB8888 and DRM_FORMAT_ARGB8888 (bytes B, G, R, X or A in
+ * memory: what displays scan out; the shaders write them too).  For YUYV
+ * and NV12 the DRM fourcc is the same code as the V4L2 pixel format.
  */
 #ifndef LLMEM_FRAME_H
 #define LLMEM_FRAME_H
@@ -25,7 +27,7 @@ extern "C" {
  * @fourcc: DRM fourcc.
  * @width: pixels.
  * @height: pixels.
- * @num_planes: 1 for YUYV and ABGR8888, 2 for NV12.
+ * @num_planes: 2 for NV12, 1 for the others.
  * @modifier: DRM format modifier; always DRM_FORMAT_MOD_LINEAR (0) here.
  * @offset: bytes from the start of the buffer to each plane.
  * @pitch: bytes per row of each plane.

@@ -4,7 +4,8 @@
  * and other processes through DMA-BUF.  This header includes every public
  * header, tier by tier (docs/architecture.md): the Vulkan-free base (errors,
  * the virtual pool), the device (sessions), memories and their objects,
- * sharing, transfers, and video (V4L2, conversion, the camera pipeline).
+ * sharing, transfers, video (V4L2, conversion, the camera pipeline) and
+ * displays (KMS scanout, writeback).
  */
 #ifndef LLMEM_LLMEM_H
 #define LLMEM_LLMEM_H
@@ -23,5 +24,6 @@
 #include "convert.h"
 #include "camera.h"
 #include "codec.h"
+#include "display.h"
 
 #endif /* LLMEM_LLMEM_H */

@@ -23,8 +23,8 @@ struct pipeline_desc {
 
 /* Push sizes match the push_constant blocks in shaders/. */
 static const struct pipeline_desc descs[LLMEM_PIPELINE_COUNT] = {
-	[LLMEM_PIPELINE_YUYV_TO_RGBA] = { &llmem_shader_yuyv_to_rgba, 2, 40, false },
-	[LLMEM_PIPELINE_NV12_TO_RGBA] = { &llmem_shader_nv12_to_rgba, 2, 40, false },
+	[LLMEM_PIPELINE_YUYV_TO_RGBA] = { &llmem_shader_yuyv_to_rgba, 2, 44, false },
+	[LLMEM_PIPELINE_NV12_TO_RGBA] = { &llmem_shader_nv12_to_rgba, 2, 44, false },
 	[LLMEM_PIPELINE_FILL] = { &llmem_shader_fill, 1, 24, true },
 	[LLMEM_PIPELINE_CLEAR] = { &llmem_shader_clear, 1, 20, true },
 };

@@ -26,6 +26,8 @@ static const struct format_desc formats[] = {
 	{ DRM_FORMAT_YUYV, "YUYV", 1, { 4, 0 }, { 2, 0 }, 1, 1, 0 },
 	{ DRM_FORMAT_NV12, "NV12", 2, { 2, 2 }, { 2, 1 }, 0, 1, 1 },
 	{ DRM_FORMAT_ABGR8888, "ABGR8888", 1, { 8, 0 }, { 2, 0 }, 1, 0, 0 },
+	{ DRM_FORMAT_XRGB8888, "XRGB8888", 1, { 8, 0 }, { 2, 0 }, 1, 0, 0 },
+	{ DRM_FORMAT_ARGB8888, "ARGB8888", 1, { 8, 0 }, { 2, 0 }, 1, 0, 0 },
 };
 
 static int is_pow2(uint32_t v)
@@ -56,7 +58,8 @@ LLMEM_PUBLIC int llmem_frame_layout_init(uint32_t fourcc, uint32_t width, uint32
 			f = &formats[i];
 	if (!f)
 		return llmem_error(-EINVAL,
-				   "fourcc 0x%08x: only YUYV, NV12 and ABGR8888 are supported",
+				   "fourcc 0x%08x: only YUYV, NV12, ABGR8888, XRGB8888 and "
+				   "ARGB8888 are supported",
 				   fourcc);
 	if (!width || !height || (f->even_width && width % 2) || (f->even_height && height % 2))
 		return llmem_error(-EINVAL, "%s frames cannot be %ux%u%s", f->name, width, height,

@@ -5,7 +5,9 @@
  * llmem pages, each starting at its frame's first byte (V4L2 takes no offset
  * into a capture DMA-BUF), and converts in place; the copy path lets the
  * camera fill its own buffers and copies each frame with the CPU into a
- * staging buffer and up to the device before the same conversion.
+ * staging buffer and up to the device before the same conversion.  The
+ * conversion writes into one RGBA buffer or several in turn, in memory of
+ * its own or in shared pages that a display imports.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -30,7 +32,7 @@
 
 #define FLAGS_MASK                                                          \
 	(LLMEM_CAMERA_CONTIGUOUS | LLMEM_CAMERA_COPY | LLMEM_CAMERA_INPUT | \
-	 LLMEM_CAMERA_ENCODING | LLMEM_CAMERA_RANGE)
+	 LLMEM_CAMERA_ENCODING | LLMEM_CAMERA_RANGE | LLMEM_CAMERA_SHARED_RGBA)
 #define DEFAULT_WIDTH 640
 #define DEFAULT_HEIGHT 480
 #define DEFAULT_BUFFERS 4
@@ -60,10 +62,12 @@ struct llmem_camera {
 	void *staging_map;
 
 	struct llmem_memory *rgba_memory;
-	struct llmem_buffer *rgba;
-	void *rgba_map;
-	/* The conversion of each frame buffer, recorded once. */
-	struct llmem_converter *converter;
+	struct llmem_buffer *rgba[LLMEM_CAMERA_MAX_RGBA_BUFFERS];
+	void *rgba_map[LLMEM_CAMERA_MAX_RGBA_BUFFERS];
+	/* The conversion of each frame buffer into each RGBA buffer, recorded
+	 * once; the RGBA buffer the next frame goes to. */
+	struct llmem_converter *converters[LLMEM_CAMERA_MAX_RGBA_BUFFERS];
+	uint32_t next_rgba;
 };
 
 static int queue_frame(struct llmem_camera *c, uint32_t i)
@@ -252,36 +256,56 @@ static int setup_copy(struct llmem_camera *c, uint32_t buffers)
 	return ret;
 }
 
+/*
+ * The RGBA buffers, in one page of the camera's own memory, or shared for a
+ * display, each in a page of its own: it starts at its DMA-BUF's first
+ * byte, which importers that mishandle offsets (vkms reads a plane's
+ * framebuffer offset twice) need.
+ */
 static int setup_rgba(struct llmem_camera *c)
 {
+	bool shared = c->info.flags & LLMEM_CAMERA_SHARED_RGBA;
+	uint64_t size = (c->info.rgba_layout.size + 4095) / 4096 * 4096;
 	struct llmem_memory_create_info mci = {
 		.flags = LLMEM_MEMORY_HOST_VISIBLE | LLMEM_MEMORY_HOST_COHERENT,
+		.page_size = shared ? size : 0,
+		.spare_pages = shared ? LLMEM_MEMORY_SPARE_NONE : 0,
+		.sharing = shared ? LLMEM_SHARING_DMABUF : LLMEM_SHARING_NONE,
 		.name = "camera rgba",
 	};
 	struct llmem_buffer_create_info bci = {
 		.size = c->info.rgba_layout.size,
 		.name = "camera rgba",
+		.alignment = shared ? 4096 : 0,
 	};
+	struct llmem_memory_info mi;
 	int ret;
 
 	ret = llmem_memory_create(c->session, &mci, &c->rgba_memory);
-	if (!ret)
-		ret = llmem_buffer_create(c->rgba_memory, &bci, &c->rgba);
-	if (!ret)
-		ret = llmem_buffer_map(c->rgba, &c->rgba_map);
 	if (ret)
 		return ret;
-	return llmem_converter_create(
-		&(struct llmem_converter_create_info){
-			.srcs = c->copy ? &c->device_frame : c->frames,
-			.src_count = c->copy ? 1 : c->info.buffers,
-			.src_layout = &c->info.layout,
-			.dst = c->rgba,
-			.dst_layout = &c->info.rgba_layout,
-			.encoding = c->info.encoding,
-			.range = c->info.range,
-		},
-		&c->converter);
+	llmem_memory_get_info(c->rgba_memory, &mi);
+	c->info.rgba_backend = shared ? mi.backend : LLMEM_BACKEND_VULKAN;
+	for (uint32_t i = 0; i < c->info.rgba_buffers; i++) {
+		ret = llmem_buffer_create(c->rgba_memory, &bci, &c->rgba[i]);
+		if (!ret)
+			ret = llmem_buffer_map(c->rgba[i], &c->rgba_map[i]);
+		if (!ret)
+			ret = llmem_converter_create(
+				&(struct llmem_converter_create_info){
+					.srcs = c->copy ? &c->device_frame : c->frames,
+					.src_count = c->copy ? 1 : c->info.buffers,
+					.src_layout = &c->info.layout,
+					.dst = c->rgba[i],
+					.dst_layout = &c->info.rgba_layout,
+					.encoding = c->info.encoding,
+					.range = c->info.range,
+				},
+				&c->converters[i]);
+		if (ret)
+			return ret;
+	}
+	return 0;
 }
 
 static int check_info(const struct llmem_camera_create_info *ci)
@@ -299,6 +323,17 @@ static int check_info(const struct llmem_camera_create_info *ci)
 		return llmem_error(-EINVAL, "camera: unknown encoding %u", ci->encoding);
 	if ((ci->flags & LLMEM_CAMERA_RANGE) && ci->range > LLMEM_YCBCR_FULL_RANGE)
 		return llmem_error(-EINVAL, "camera: unknown range %u", ci->range);
+	if (ci->rgba_fourcc && ci->rgba_fourcc != DRM_FORMAT_ABGR8888 &&
+	    ci->rgba_fourcc != DRM_FORMAT_XRGB8888 && ci->rgba_fourcc != DRM_FORMAT_ARGB8888)
+		return llmem_error(
+			-EINVAL, "camera: RGBA fourcc 0x%08x: ABGR8888, XRGB8888 or ARGB8888 only",
+			ci->rgba_fourcc);
+	if (ci->rgba_buffers > LLMEM_CAMERA_MAX_RGBA_BUFFERS)
+		return llmem_error(-EINVAL, "camera: %u RGBA buffers, at most %u", ci->rgba_buffers,
+				   LLMEM_CAMERA_MAX_RGBA_BUFFERS);
+	if (ci->rgba_pitch_alignment & (ci->rgba_pitch_alignment - 1))
+		return llmem_error(-EINVAL, "camera: RGBA pitch alignment %u: not a power of two",
+				   ci->rgba_pitch_alignment);
 	return 0;
 }
 
@@ -308,6 +343,7 @@ static int setup(struct llmem_camera *c, const struct llmem_camera_create_info *
 	uint32_t width = ci->width ? ci->width : DEFAULT_WIDTH;
 	uint32_t height = ci->height ? ci->height : DEFAULT_HEIGHT;
 	uint32_t buffers = ci->buffers ? ci->buffers : DEFAULT_BUFFERS;
+	struct llmem_frame_constraints rgba = { .pitch_alignment = ci->rgba_pitch_alignment };
 	int ret;
 
 	if (ci->device)
@@ -327,8 +363,9 @@ static int setup(struct llmem_camera *c, const struct llmem_camera_create_info *
 	if (!ret)
 		ret = llmem_v4l2_format_layout(&c->info.format, &c->info.layout);
 	if (!ret)
-		ret = llmem_frame_layout_init(DRM_FORMAT_ABGR8888, width, height, NULL,
-					      &c->info.rgba_layout);
+		ret = llmem_frame_layout_init(ci->rgba_fourcc ? ci->rgba_fourcc
+							      : DRM_FORMAT_ABGR8888,
+					      width, height, &rgba, &c->info.rgba_layout);
 	if (ret)
 		return ret;
 	c->info.encoding =
@@ -360,6 +397,7 @@ LLMEM_PUBLIC int llmem_camera_open(struct llmem_session *session,
 	c->copy = ci->flags & LLMEM_CAMERA_COPY;
 	c->held = NO_FRAME;
 	c->info.flags = ci->flags;
+	c->info.rgba_buffers = ci->rgba_buffers ? ci->rgba_buffers : 1;
 	for (int i = 0; i < LLMEM_CAMERA_MAX_BUFFERS; i++)
 		c->fds[i] = -1;
 	ret = setup(c, ci);
@@ -375,7 +413,8 @@ LLMEM_PUBLIC void llmem_camera_close(struct llmem_camera *c)
 {
 	if (!c)
 		return;
-	llmem_converter_destroy(c->converter);
+	for (uint32_t i = 0; i < LLMEM_CAMERA_MAX_RGBA_BUFFERS; i++)
+		llmem_converter_destroy(c->converters[i]);
 	/* Closing the node stops the stream and frees the driver's buffers,
 	 * so that it lets go of the frames before they are destroyed. */
 	llmem_v4l2_close(c->dev);
@@ -390,9 +429,11 @@ LLMEM_PUBLIC void llmem_camera_close(struct llmem_camera *c)
 		llmem_buffer_unmap(c->staging);
 	llmem_buffer_destroy(c->staging);
 	llmem_buffer_destroy(c->device_frame);
-	if (c->rgba_map)
-		llmem_buffer_unmap(c->rgba);
-	llmem_buffer_destroy(c->rgba);
+	for (uint32_t i = 0; i < LLMEM_CAMERA_MAX_RGBA_BUFFERS; i++) {
+		if (c->rgba_map[i])
+			llmem_buffer_unmap(c->rgba[i]);
+		llmem_buffer_destroy(c->rgba[i]);
+	}
 	llmem_memory_destroy(c->shared);
 	llmem_memory_destroy(c->staging_memory);
 	llmem_memory_destroy(c->device_memory);
@@ -420,6 +461,18 @@ LLMEM_PUBLIC int llmem_camera_buffer(const struct llmem_camera *c, uint32_t inde
 		return llmem_error(-ENOENT, "camera buffer: the copy path's buffers are %s's own",
 				   c->info.driver);
 	*out = c->frames[index];
+	return 0;
+}
+
+LLMEM_PUBLIC int llmem_camera_rgba_buffer(const struct llmem_camera *c, uint32_t index,
+					  struct llmem_buffer **out)
+{
+	if (!c || !out)
+		return llmem_error(-EINVAL, "camera RGBA buffer: NULL %s", c ? "out" : "camera");
+	if (index >= c->info.rgba_buffers)
+		return llmem_error(-EINVAL, "camera RGBA buffer: index %u, the camera has %u",
+				   index, c->info.rgba_buffers);
+	*out = c->rgba[index];
 	return 0;
 }
 
@@ -493,6 +546,7 @@ LLMEM_PUBLIC int llmem_camera_next(struct llmem_camera *c, int timeout_ms,
 {
 	struct llmem_v4l2_frame vf;
 	uint64_t convert_start = 0;
+	uint32_t k;
 	int ret;
 
 	if (!c || !frame)
@@ -508,11 +562,12 @@ LLMEM_PUBLIC int llmem_camera_next(struct llmem_camera *c, int timeout_ms,
 		return ret;
 	c->queued[vf.index] = false;
 	c->held = vf.index;
+	k = c->next_rgba;
 	if (c->copy)
 		ret = copy_up(c, vf.index);
 	if (!ret) {
 		convert_start = now_ns();
-		ret = llmem_converter_run(c->converter, c->copy ? 0 : vf.index);
+		ret = llmem_converter_run(c->converters[k], c->copy ? 0 : vf.index);
 	}
 	if (ret) {
 		/* The frame goes back to the camera: the caller never had it. */
@@ -522,15 +577,17 @@ LLMEM_PUBLIC int llmem_camera_next(struct llmem_camera *c, int timeout_ms,
 	}
 	*frame = (struct llmem_camera_frame){
 		.source = c->copy ? c->device_frame : c->frames[vf.index],
-		.rgba = c->rgba,
-		.rgba_data = c->rgba_map,
+		.rgba = c->rgba[k],
+		.rgba_data = c->rgba_map[k],
 		.index = vf.index,
 		.sequence = vf.sequence,
 		.corrupted = vf.corrupted,
+		.rgba_index = k,
 		.timestamp_ns = vf.timestamp_ns,
 		.bytes_copied = c->copy ? c->info.format.sizeimage : 0,
 		.convert_ns = now_ns() - convert_start,
 	};
+	c->next_rgba = (k + 1) % c->info.rgba_buffers;
 	return 0;
 }
 

@@ -2,7 +2,9 @@
 /*
  * YUYV and NV12 frames to RGBA on the device: the conversion of each frame
  * buffer recorded once into a command buffer of its own, then submitted per
- * frame.  A one-off conversion is a converter of one frame.
+ * frame.  A one-off conversion is a converter of one frame.  The RGBA frame
+ * is written in the byte order its fourcc names: R, G, B, A for ABGR8888,
+ * B, G, R, A for XRGB8888 and ARGB8888, what displays scan out.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -29,9 +31,10 @@ struct convert_params {
 	uint32_t dst_pitch;
 	uint32_t matrix;
 	uint32_t full_range;
+	uint32_t dst_bgra;
 };
 
-_Static_assert(sizeof(struct convert_params) == 40, "push constants of the convert shaders");
+_Static_assert(sizeof(struct convert_params) == 44, "push constants of the convert shaders");
 
 #define GROUP_X 16
 #define GROUP_Y 8
@@ -63,8 +66,11 @@ static int check(const struct llmem_convert_info *in)
 		return llmem_error(-EINVAL, "llmem_convert_to_rgba: buffers of two sessions");
 	if (s->fourcc != DRM_FORMAT_YUYV && s->fourcc != DRM_FORMAT_NV12)
 		return llmem_error(-EINVAL, "source fourcc 0x%08x: YUYV or NV12 only", s->fourcc);
-	if (d->fourcc != DRM_FORMAT_ABGR8888)
-		return llmem_error(-EINVAL, "destination fourcc 0x%08x: ABGR8888 only", d->fourcc);
+	if (d->fourcc != DRM_FORMAT_ABGR8888 && d->fourcc != DRM_FORMAT_XRGB8888 &&
+	    d->fourcc != DRM_FORMAT_ARGB8888)
+		return llmem_error(-EINVAL,
+				   "destination fourcc 0x%08x: ABGR8888, XRGB8888 or ARGB8888 only",
+				   d->fourcc);
 	if (s->width != d->width || s->height != d->height)
 		return llmem_error(-EINVAL, "source %ux%u, destination %ux%u", s->width, s->height,
 				   d->width, d->height);
@@ -77,26 +83,27 @@ static int check(const struct llmem_convert_info *in)
 
 /*
  * A frame on a shared page belongs to whoever wrote it (a camera) until this
- * queue acquires it, and goes back after the shader has read it: queue
- * family ownership transfers with the foreign (or, without
- * VK_EXT_queue_family_foreign, the external) queue family.
+ * queue acquires it, and goes back after the shader has read it; an RGBA
+ * frame on a shared page goes to whoever reads it next (a display) once the
+ * shader has written it: queue family ownership transfers with the foreign
+ * (or, without VK_EXT_queue_family_foreign, the external) queue family.
  */
 static void foreign_ownership(struct llmem_session *s, VkCommandBuffer cmd,
-			      struct llmem_buffer *src, bool acquire)
+			      struct llmem_buffer *buf, bool acquire, VkAccessFlags access)
 {
 	uint32_t other = s->info.caps & LLMEM_CAP_QUEUE_FAMILY_FOREIGN ? VK_QUEUE_FAMILY_FOREIGN_EXT
 								       : VK_QUEUE_FAMILY_EXTERNAL;
 	VkBufferMemoryBarrier b = {
 		.sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER,
-		.srcAccessMask = 0,
-		.dstAccessMask = acquire ? VK_ACCESS_SHADER_READ_BIT : 0,
+		.srcAccessMask = acquire ? 0 : access & VK_ACCESS_SHADER_WRITE_BIT,
+		.dstAccessMask = acquire ? access : 0,
 		.srcQueueFamilyIndex = acquire ? other : s->queue_family,
 		.dstQueueFamilyIndex = acquire ? s->queue_family : other,
-		.buffer = src->vk,
+		.buffer = buf->vk,
 		.size = VK_WHOLE_SIZE,
 	};
 
-	if (!llmem_memory_handle_types(src->obj.memory))
+	if (!llmem_memory_handle_types(buf->obj.memory))
 		return;
 	vkCmdPipelineBarrier(cmd,
 			     acquire ? VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT
@@ -127,6 +134,7 @@ static void plan(const struct llmem_convert_info *info, struct conversion *c)
 		.dst_pitch = d->pitch[0],
 		.matrix = info->encoding,
 		.full_range = info->range,
+		.dst_bgra = d->fourcc != DRM_FORMAT_ABGR8888,
 	};
 	c->id = s->fourcc == DRM_FORMAT_YUYV ? LLMEM_PIPELINE_YUYV_TO_RGBA
 					     : LLMEM_PIPELINE_NV12_TO_RGBA;
@@ -141,7 +149,8 @@ static void plan(const struct llmem_convert_info *info, struct conversion *c)
  * shader, and the RGBA frame to the host and to later transfers.
  */
 static void record(struct llmem_session *s, VkCommandBuffer cmd, const struct llmem_pipeline *p,
-		   VkDescriptorSet set, struct llmem_buffer *src, const struct conversion *c)
+		   VkDescriptorSet set, struct llmem_buffer *src, struct llmem_buffer *dst,
+		   const struct conversion *c)
 {
 	vkCmdPipelineBarrier(
 		cmd, VK_PIPELINE_STAGE_HOST_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
@@ -152,9 +161,11 @@ static void record(struct llmem_session *s, VkCommandBuffer cmd, const struct ll
 			.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT,
 		},
 		0, NULL, 0, NULL);
-	foreign_ownership(s, cmd, src, true);
+	foreign_ownership(s, cmd, src, true, VK_ACCESS_SHADER_READ_BIT);
+	foreign_ownership(s, cmd, dst, true, VK_ACCESS_SHADER_WRITE_BIT);
 	llmem_pipeline_record(p, cmd, set, &c->params, c->groups_x, c->groups_y);
-	foreign_ownership(s, cmd, src, false);
+	foreign_ownership(s, cmd, src, false, VK_ACCESS_SHADER_READ_BIT);
+	foreign_ownership(s, cmd, dst, false, VK_ACCESS_SHADER_WRITE_BIT);
 	vkCmdPipelineBarrier(
 		cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
 		VK_PIPELINE_STAGE_HOST_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1,
@@ -283,7 +294,7 @@ static int record_all(struct llmem_converter *c, const struct llmem_converter_cr
 				    });
 		if (r != VK_SUCCESS)
 			return llmem_vk_error(r, "vkBeginCommandBuffer");
-		record(c->session, c->cmds[i], p, set, info->srcs[i], conv);
+		record(c->session, c->cmds[i], p, set, info->srcs[i], info->dst, conv);
 		r = vkEndCommandBuffer(c->cmds[i]);
 		if (r != VK_SUCCESS)
 			return llmem_vk_error(r, "vkEndCommandBuffer");

@@ -113,10 +113,9 @@ FIXTURE_TEARDOWN(convert)
  * Converts a frame of pseudo-random bytes on the device and on the CPU;
  * returns the largest channel difference, or -1 when a call failed.
  */
-static int convert_and_compare(struct __test_metadata *_metadata, struct llmem_memory *m,
-			       uint32_t fourcc, uint32_t width, uint32_t height,
-			       const struct llmem_frame_constraints *c, uint32_t encoding,
-			       uint32_t range)
+static int convert_to(struct __test_metadata *_metadata, struct llmem_memory *m, uint32_t fourcc,
+		      uint32_t width, uint32_t height, const struct llmem_frame_constraints *c,
+		      uint32_t encoding, uint32_t range, uint32_t dst_fourcc)
 {
 	struct llmem_frame_layout src_l, dst_l;
 	struct llmem_frame_constraints dst_c = { .pitch_alignment = 64 };
@@ -125,7 +124,7 @@ static int convert_and_compare(struct __test_metadata *_metadata, struct llmem_m
 	int worst = 0;
 
 	if (llmem_frame_layout_init(fourcc, width, height, c, &src_l) ||
-	    llmem_frame_layout_init(DRM_FORMAT_ABGR8888, width, height, &dst_c, &dst_l))
+	    llmem_frame_layout_init(dst_fourcc, width, height, &dst_c, &dst_l))
 		return -1;
 	if (llmem_buffer_create(m, &(struct llmem_buffer_create_info){ .size = src_l.size }, &src))
 		return -1;
@@ -157,10 +156,14 @@ static int convert_and_compare(struct __test_metadata *_metadata, struct llmem_m
 		ref_nv12_to_rgba(src_map + src_l.offset[0], src_l.pitch[0],
 				 src_map + src_l.offset[1], src_l.pitch[1], width, height, encoding,
 				 range, ref, dst_l.pitch[0]);
+	/* The reference is R, G, B, A; XRGB8888 and ARGB8888 hold B, G, R, A. */
 	for (uint32_t row = 0; row < height; row++)
 		for (uint32_t b = 0; b < width * 4; b++) {
 			size_t i = (size_t)row * dst_l.pitch[0] + b;
-			int d = abs((int)dst_map[i] - (int)ref[i]);
+			size_t r = dst_fourcc == DRM_FORMAT_ABGR8888 || b % 4 == 3
+					   ? i
+					   : i + 2 - b % 4 * 2;
+			int d = abs((int)dst_map[i] - (int)ref[r]);
 
 			if (d > worst)
 				worst = d;
@@ -171,6 +174,15 @@ static int convert_and_compare(struct __test_metadata *_metadata, struct llmem_m
 	llmem_buffer_destroy(src);
 	llmem_buffer_destroy(dst);
 	return worst;
+}
+
+static int convert_and_compare(struct __test_metadata *_metadata, struct llmem_memory *m,
+			       uint32_t fourcc, uint32_t width, uint32_t height,
+			       const struct llmem_frame_constraints *c, uint32_t encoding,
+			       uint32_t range)
+{
+	return convert_to(_metadata, m, fourcc, width, height, c, encoding, range,
+			  DRM_FORMAT_ABGR8888);
 }
 
 /* YUYV, compact 640x480 and padded 998x562, every matrix and range: within 2. */
@@ -204,6 +216,29 @@ TEST_F(convert, nv12_matches_reference)
 		}
 	EXPECT_LE(convert_and_compare(_metadata, self->m, DRM_FORMAT_NV12, 640, 480, NULL, 0, 0),
 		  2);
+}
+
+/*
+ * For a display, the same conversion writes B, G, R, A (XRGB8888 and
+ * ARGB8888): each channel where the display reads it, within 2 of the
+ * reference, alpha 255.
+ */
+TEST_F(convert, display_byte_order_matches_reference)
+{
+	struct llmem_frame_constraints apart = { .pitch_alignment = 64, .plane_alignment = 4096 };
+	static const uint32_t display_formats[] = { DRM_FORMAT_XRGB8888, DRM_FORMAT_ARGB8888 };
+
+	for (int f = 0; f < 2; f++) {
+		int worst = convert_to(_metadata, self->m, DRM_FORMAT_YUYV, 640, 480, NULL, 0, 0,
+				       display_formats[f]);
+
+		EXPECT_GE(worst, 0);
+		EXPECT_LE(worst, 2);
+		worst = convert_to(_metadata, self->m, DRM_FORMAT_NV12, 998, 562, &apart, 1, 1,
+				   display_formats[f]);
+		EXPECT_GE(worst, 0);
+		EXPECT_LE(worst, 2);
+	}
 }
 
 /* Every malformed request is refused before the device sees it. */
