@@ -301,8 +301,11 @@ int llmem_enqueue_copy_image_to_buffer(struct llmem_queue *queue, struct llmem_i
 				       const struct llmem_wait_list *wait_for,
 				       struct llmem_event **event);
 
-/* A colour as VkClearColorValue holds one: u32 for the unsigned channel
- * types, i32 for the signed ones, f32 for f16 and f32. */
+/* A colour as VkClearColorValue holds one, channels named R, G, B, A
+ * whatever the image's channel order: u32 for the unsigned integer channel
+ * types, i32 for the signed ones, f32 for f16, f32 and the normalised types
+ * (in [0, 1], [-1, 1] for SNORM; linear colour for SRGB8, which the clear
+ * encodes with the sRGB curve). */
 union llmem_color {
 	float f32[4];
 	int32_t i32[4];
@@ -312,13 +315,61 @@ union llmem_color {
 /**
  * llmem_enqueue_clear_image() - set every texel of a box of @image.
  *
- * Channels beyond the image's are ignored.  Return: also -EINVAL for an
- * integer value that its channel type cannot hold.  Needs TRANSFER_DST.
+ * Channels beyond the image's are ignored.  The whole image is cleared by
+ * the device (vkCmdClearColorImage), a box by a copy of the colour the
+ * library encodes as the device would (normalised values rounded to
+ * nearest).  Return: also -EINVAL for an integer value that its channel
+ * type cannot hold, a normalised value outside its range or NaN.  Needs
+ * TRANSFER_DST.
  */
 int llmem_enqueue_clear_image(struct llmem_queue *queue, struct llmem_image *image,
 			      const struct llmem_image_region *region,
 			      const union llmem_color *color,
 			      const struct llmem_wait_list *wait_for, struct llmem_event **event);
+
+/**
+ * llmem_enqueue_fill_image() - set every texel of a box of @image to
+ * @texel, a value of the image's own type (PyOpenCL's enqueue_fill_image).
+ * @texel: one texel as the image stores it: llmem_image_channels() values
+ *	of the channel type, in the image's channel order (B, G, R, A for
+ *	BGRA), little-endian; its bits are copied unchanged.
+ * @texel_size: bytes at @texel: llmem_image_texel_size() (-EINVAL otherwise).
+ *
+ * Where llmem_enqueue_clear_image() converts a colour, this one takes the
+ * stored bits, so any value the type holds (a NaN payload, an exact 16-bit
+ * level) is written as given.  Needs TRANSFER_DST.
+ */
+int llmem_enqueue_fill_image(struct llmem_queue *queue, struct llmem_image *image,
+			     const struct llmem_image_region *region, const void *texel,
+			     uint32_t texel_size, const struct llmem_wait_list *wait_for,
+			     struct llmem_event **event);
+
+/* A box copied from one image to another; the zero value copies the whole
+ * source to the destination's origin. */
+struct llmem_image_copy {
+	uint32_t src_origin[3];
+	uint32_t dst_origin[3];
+	/* Width, height, depth; leave 0 to reach the source's edge. */
+	uint32_t extent[3];
+};
+
+/**
+ * llmem_enqueue_copy_image() - a box of texels from @src to @dst
+ * (vkCmdCopyImage; PyOpenCL's enqueue_copy between images).
+ * @copy: NULL for the whole of @src at @dst's origin.
+ *
+ * The images are compatible when their texels have the same size (u8 ×4,
+ * unorm8 ×4, srgb8 ×4, BGRA or not, u32 ×1, f16 ×2 …): the bits are copied
+ * unchanged, never converted.  Both may be one image when the boxes do not
+ * overlap.  Needs TRANSFER_SRC on @src and TRANSFER_DST on @dst.
+ *
+ * Return: also -EINVAL for texels of different sizes, a box outside either
+ * image (a 2D image has a depth of 1, a 1D one a height of 1), or
+ * overlapping boxes in one image.
+ */
+int llmem_enqueue_copy_image(struct llmem_queue *queue, struct llmem_image *src,
+			     struct llmem_image *dst, const struct llmem_image_copy *copy,
+			     const struct llmem_wait_list *wait_for, struct llmem_event **event);
 
 /**
  * llmem_enqueue_clear_frame() - set every pixel of a rectangle of a frame
