@@ -313,3 +313,109 @@ LLMEM_PUBLIC int llmem_event_wait(struct llmem_event *ev, uint64_t timeout_ns)
 				   (unsigned long long)timeout_ns);
 	return ret;
 }
+
+LLMEM_PUBLIC int llmem_event_status(struct llmem_event *ev)
+{
+	struct llmem_queue *q;
+	int ret;
+
+	if (!ev)
+		return llmem_error(-EINVAL, "event status: NULL event");
+	if (!ev->queue)
+		return llmem_user_event_state(ev);
+	q = ev->queue;
+	pthread_mutex_lock(&q->lock);
+	if (ev->seq > atomic_load(&q->submitted)) {
+		ret = LLMEM_EVENT_QUEUED;
+	} else {
+		llmem_queue_retire_done(q);
+		ret = ev->seq <= atomic_load(&q->completed) ? LLMEM_EVENT_COMPLETE
+							    : LLMEM_EVENT_SUBMITTED;
+	}
+	llmem_queue_unlock(q);
+	return ret;
+}
+
+LLMEM_PUBLIC int llmem_event_wait_all(const struct llmem_wait_list *events, uint64_t timeout_ns)
+{
+	uint64_t end = llmem_now_ns() + timeout_ns;
+	int ret;
+
+	if (!events || (events->count && !events->events))
+		return llmem_error(-EINVAL, "event wait all: NULL %s", events ? "array" : "list");
+	for (uint32_t i = 0; i < events->count; i++)
+		if (!events->events[i])
+			return llmem_error(-EINVAL, "event wait all: event %u is NULL", i);
+	for (uint32_t i = 0; i < events->count; i++) {
+		uint64_t now = llmem_now_ns(), left = now < end ? end - now : 0;
+
+		if (timeout_ns >= LLMEM_FOREVER_NS)
+			left = UINT64_MAX;
+		ret = llmem_event_wait(events->events[i], left);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+LLMEM_PUBLIC int llmem_event_get_profile(struct llmem_event *ev, struct llmem_event_profile *p)
+{
+	struct llmem_queue *q;
+	int ret = 0;
+
+	if (!ev || !p)
+		return llmem_error(-EINVAL, "event profile: NULL %s", ev ? "profile" : "event");
+	q = ev->queue;
+	if (!q)
+		return llmem_error(-EINVAL, "event profile: a user event has no profile");
+	if (!(q->flags & LLMEM_QUEUE_PROFILING))
+		return llmem_error(-ENOTSUP, "event profile: the queue was made without "
+					     "LLMEM_QUEUE_PROFILING");
+	pthread_mutex_lock(&q->lock);
+	if (ev->done)
+		*p = ev->profile;
+	else
+		ret = llmem_error(-EBUSY, "event profile: the event is not done");
+	llmem_queue_unlock(q);
+	return ret;
+}
+
+LLMEM_PUBLIC int llmem_event_set_callback(struct llmem_event *ev, llmem_event_callback fn,
+					  void *user)
+{
+	struct llmem_queue *q;
+	bool now;
+	int state;
+
+	if (!ev || !fn)
+		return llmem_error(-EINVAL, "event callback: NULL %s", ev ? "function" : "event");
+	q = ev->queue;
+	if (!q) {
+		pthread_mutex_lock(&ev->user_lock);
+		state = ev->user_state;
+		if (!ev->fn) {
+			ev->fn = fn;
+			ev->user = user;
+		} else {
+			state = -EBUSY;
+		}
+		pthread_mutex_unlock(&ev->user_lock);
+		if (state == -EBUSY)
+			return llmem_error(-EBUSY, "event callback: the event has one");
+		if (state != LLMEM_EVENT_QUEUED)
+			fn(ev, state, user);
+		return 0;
+	}
+	pthread_mutex_lock(&q->lock);
+	if (ev->fn) {
+		pthread_mutex_unlock(&q->lock);
+		return llmem_error(-EBUSY, "event callback: the event has one");
+	}
+	ev->fn = fn;
+	ev->user = user;
+	now = ev->done;
+	llmem_queue_unlock(q);
+	if (now)
+		fn(ev, 0, user);
+	return 0;
+}

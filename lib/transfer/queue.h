@@ -203,13 +203,18 @@ bool llmem_queue_host_turn(struct llmem_queue *q, const struct llmem_wait_list *
  * their profiling times, and queues their callbacks; llmem_queue_unlock()
  * drops the queue's lock, then runs those callbacks.  llmem_queue_events_orphan()
  * unlists every pending event, at queue destruction.  llmem_user_event_wait()
- * waits for a user event: its state, or -ETIMEDOUT.
+ * waits for a user event: its state, or -ETIMEDOUT; llmem_user_event_state()
+ * reads it.  This file calls nothing of queue.c nor operation.c, which call it.
  */
+/* Timeouts this long (146 years) are no limit, and sums stay in range. */
+#define LLMEM_FOREVER_NS (1ull << 62)
+
 void llmem_queue_event_init(struct llmem_queue *q, struct llmem_event *ev, uint64_t seq);
 void llmem_queue_record_retired(struct llmem_queue *q, const struct llmem_record *rec);
 void llmem_queue_unlock(struct llmem_queue *q);
 void llmem_queue_events_orphan(struct llmem_queue *q);
 int llmem_user_event_wait(struct llmem_event *ev, uint64_t timeout_ns);
+int llmem_user_event_state(struct llmem_event *ev);
 uint64_t llmem_now_ns(void);
 
 /* Full barrier before an operation: the queue is in order. */
