@@ -1,0 +1,694 @@
+# SPDX-License-Identifier: MIT
+"""llmem for Python: device memory in pages, shared without copies.
+
+The C objects of libllmem (_llmem, a CPython extension) in Python's idiom:
+enums for the flag sets, named tuples for what the library reports, context
+managers and close() for deterministic release, and PyOpenCL's enqueue_copy.
+Mapped memory, camera frames and pages imported into CUDA are exported
+without a copy through the buffer protocol and DLPack, so numpy, PyTorch and
+CuPy take them as they are.  numpy is optional: nothing here imports it.
+
+    import numpy as np
+    import llmem
+
+    with llmem.Session() as session:
+        memory = session.create_memory(llmem.MemoryFlags.HOST_VISIBLE)
+        with memory.create_buffer(4096) as buf, buf.map(dtype=np.float32) as m:
+            view = np.asarray(m)          # the buffer's bytes, no copy
+            view[:] = 1.0
+            del view
+        memory.close()
+
+See docs/python.md.
+"""
+
+import collections
+import contextlib
+import enum
+
+from . import _llmem
+from ._llmem import Error
+
+__all__ = [
+    "Error",
+    "MemoryFlags",
+    "BufferUsage",
+    "ImageUsage",
+    "ChannelType",
+    "Sharing",
+    "Backend",
+    "Caps",
+    "CpuAccess",
+    "ExportFlags",
+    "SessionInfo",
+    "MemoryType",
+    "MemoryHeap",
+    "MemoryInfo",
+    "AllocationInfo",
+    "ObjectInfo",
+    "PageStats",
+    "QueueInfo",
+    "DmaBuf",
+    "DmaBufFrame",
+    "FrameLayout",
+    "CameraInfo",
+    "Session",
+    "Memory",
+    "Buffer",
+    "Image",
+    "Mapping",
+    "Queue",
+    "Event",
+    "Camera",
+    "Frame",
+    "Cuda",
+    "CudaMemory",
+    "fourcc",
+    "fourcc_str",
+    "frame_layout",
+    "enqueue_copy",
+    "enqueue_fill_buffer",
+    "enqueue_clear_image",
+    "wait_for_events",
+    "strerror",
+]
+
+strerror = _llmem.strerror
+
+
+class MemoryFlags(enum.IntFlag):
+    """enum llmem_memory_flags: the VkMemoryPropertyFlagBits values."""
+
+    DEVICE_LOCAL = 1
+    HOST_VISIBLE = 2
+    HOST_COHERENT = 4
+    HOST_CACHED = 8
+
+
+class BufferUsage(enum.IntFlag):
+    """enum llmem_buffer_usage: the VkBufferUsageFlagBits values."""
+
+    TRANSFER_SRC = 1
+    TRANSFER_DST = 2
+    UNIFORM_TEXEL = 4
+    STORAGE_TEXEL = 8
+    UNIFORM = 16
+    STORAGE = 32
+    INDEX = 64
+    VERTEX = 128
+    INDIRECT = 256
+    DEFAULT = 32 | 1 | 2
+
+
+class ImageUsage(enum.IntFlag):
+    """enum llmem_image_usage: the VkImageUsageFlagBits values."""
+
+    TRANSFER_SRC = 1
+    TRANSFER_DST = 2
+    SAMPLED = 4
+    STORAGE = 8
+    COLOR_ATTACHMENT = 16
+    DEFAULT = 8 | 4 | 1 | 2
+
+
+_DTYPES = ("uint8", "int8", "uint16", "int16", "uint32", "int32", "float16", "float32",
+           # The normalised types store integers: their texels' numpy types.
+           "uint8", "int8", "uint16", "int16", "uint8")
+
+
+class ChannelType(enum.IntEnum):
+    """enum llmem_channel_type, with the numpy dtype of each."""
+
+    U8 = 0
+    I8 = 1
+    U16 = 2
+    I16 = 3
+    U32 = 4
+    I32 = 5
+    F16 = 6
+    F32 = 7
+    UNORM8 = 8
+    SNORM8 = 9
+    UNORM16 = 10
+    SNORM16 = 11
+    SRGB8 = 12
+
+    @property
+    def dtype(self):
+        """The numpy dtype name of one channel ("uint8" ... "float32")."""
+        return _DTYPES[self]
+
+    @classmethod
+    def of(cls, value):
+        """A ChannelType from itself, an int, a dtype name or a numpy dtype or type."""
+        if isinstance(value, int):
+            return cls(value)
+        name = value if isinstance(value, str) else getattr(value, "name", None)
+        if name is None and isinstance(value, type):
+            name = value.__name__
+        if name in _DTYPES:
+            return cls(_DTYPES.index(name))
+        raise ValueError(f"no channel type for {value!r}: one of {', '.join(_DTYPES)}")
+
+
+class Sharing(enum.IntEnum):
+    """enum llmem_sharing: how a memory's pages are shared."""
+
+    NONE = 0
+    DMABUF = 1
+    IMPORT = 2
+    OPAQUE_FD = 3
+
+
+class Backend(enum.IntEnum):
+    """enum llmem_backend: where a memory's pages come from."""
+
+    VULKAN = 0
+    VULKAN_DMABUF = 1
+    LLMEM_DMABUF = 2
+    LLMEM_HOST_POINTER = 3
+    IMPORT_DMABUF = 4
+    IMPORT_HOST_POINTER = 5
+    VULKAN_OPAQUE_FD = 6
+
+    @property
+    def label(self):
+        """llmem_backend_name(): "vulkan", "vulkan-dmabuf", "llmem-dmabuf", ..."""
+        return _llmem.backend_names()[self]
+
+
+class Caps(enum.IntFlag):
+    """enum llmem_caps: what the device can do."""
+
+    DMABUF_EXPORT = 1
+    DMABUF_IMPORT = 2
+    HOST_POINTER_IMPORT = 4
+    DRM_FORMAT_MODIFIERS = 8
+    LLMEM_DEVICE = 16
+    QUEUE_FAMILY_FOREIGN = 32
+    SYNC_FD_EXPORT = 64
+    SYNC_FD_IMPORT = 128
+
+
+class ExportFlags(enum.IntFlag):
+    """enum llmem_export_flags, of Buffer.export_frame()."""
+
+    RANGE = 1
+    NO_OFFSET = 2
+
+
+class CpuAccess(enum.IntFlag):
+    """enum llmem_cpu_access: directions of DMA_BUF_IOCTL_SYNC."""
+
+    READ = 1
+    WRITE = 2
+
+
+def _tuple(name, fields, doc):
+    t = collections.namedtuple(name, fields)
+    t.__doc__ = doc
+    return t
+
+
+SessionInfo = _tuple(
+    "SessionInfo",
+    "device_name driver_name driver_info api_version driver_version vendor_id device_id "
+    "device_type memory_types memory_heaps flag_sets buffer_image_granularity "
+    "non_coherent_atom_size min_imported_host_pointer_alignment caps validation",
+    "llmem_session_info: api_version as (major, minor, patch), flag_sets as MemoryFlags.")
+MemoryType = _tuple("MemoryType", "flags heap_index", "A memory type: MemoryFlags, heap.")
+MemoryHeap = _tuple("MemoryHeap", "size flags", "A memory heap: bytes, VkMemoryHeapFlags.")
+MemoryInfo = _tuple(
+    "MemoryInfo",
+    "flags memory_type_index page_size page_count bytes_reserved bytes_in_use object_count "
+    "mappable mapped_pages sharing backend coherent non_coherent_atom_size options",
+    "llmem_memory_info.")
+AllocationInfo = _tuple(
+    "AllocationInfo", "page offset left_padding size",
+    "Where an object lies (Lluvia's allocationInfo): its bytes start at offset in page; the "
+    "left_padding bytes before it were taken with it for alignment.")
+ObjectInfo = _tuple("ObjectInfo", "kind id name page offset left_padding size",
+                    "An object alive in a memory (llmem_memory_list_objects()).")
+PageStats = _tuple(
+    "PageStats",
+    "pages dedicated_pages bytes used_bytes free_bytes free_ranges largest_free objects",
+    "llmem_page_stats of one page or of all of them.")
+QueueInfo = _tuple("QueueInfo", "no_mapping staging_size chunk_size",
+                   "What a queue was created with, defaults resolved.")
+DmaBuf = _tuple(
+    "DmaBuf", "fd offset size",
+    "A buffer as a DMA-BUF: fd is a new file descriptor the caller owns and must close "
+    "(os.close()); the buffer is [offset, offset + size) of it.")
+DmaBufFrame = _tuple(
+    "DmaBufFrame", "fd fourcc width height modifier offsets pitches",
+    "A frame as drmModeAddFB2, VIDIOC_QBUF and codecs take it; fd is the caller's to close.")
+FrameLayout = _tuple(
+    "FrameLayout", "fourcc width height num_planes modifier offsets pitches size",
+    "Where a frame's planes lie in a buffer (llmem_frame_layout_init()).")
+CameraInfo = _tuple(
+    "CameraInfo",
+    "device driver format width height bytesperline sizeimage layout rgba_layout buffers "
+    "flags backend encoding range frames_per_page",
+    "What a camera agreed to: format as four characters, the layouts as FrameLayout, "
+    "backend as Backend, encoding 'bt601'/'bt709', range 'limited'/'full', "
+    "frames_per_page the frames sharing one page.")
+
+
+def fourcc(code):
+    """A fourcc from four characters ("YUYV", "NV12", "AB24") or an int."""
+    if isinstance(code, int):
+        return code
+    if not isinstance(code, str) or len(code) != 4:
+        raise ValueError(f"fourcc {code!r} is not four characters")
+    return int.from_bytes(code.encode("latin-1"), "little")
+
+
+def fourcc_str(value):
+    """The four characters of a fourcc."""
+    return int(value).to_bytes(4, "little").decode("latin-1")
+
+
+def _layout(t):
+    return FrameLayout(*t)
+
+
+def frame_layout(fourcc, width, height, *, pitch=0, pitch_alignment=0, plane_alignment=0,
+                 min_size=0):
+    """A frame's layout for an importer's constraints (llmem_frame_layout_init())."""
+    return _layout(_llmem.frame_layout(fourcc, width, height, pitch, pitch_alignment,
+                                       plane_alignment, min_size))
+
+
+class _Closing:
+    """close() at the end of a with block."""
+
+    __slots__ = ()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def _state(obj):
+    return " (closed)" if obj.closed else ""
+
+
+class Session(_Closing, _llmem.Session):
+    """Session(device=None, validation=False, app_name=None): a Vulkan device.
+
+    device is an index or a case-insensitive substring of the name (the
+    LLMEM_DEVICE environment variable overrides both); validation turns on
+    VK_LAYER_KHRONOS_validation, whose messages are counted
+    (validation_messages) and kept (validation_log).  close() raises
+    llmem.Error(EBUSY) while memories, queues, cameras or CUDA contexts of the
+    session are open.
+    """
+
+    __slots__ = ()
+
+    @property
+    def info(self):
+        """SessionInfo: the device, its memory types and heaps, its Caps."""
+        d = self._info()
+        v = d["api_version"]
+        d["api_version"] = ((v >> 22) & 0x7F, (v >> 12) & 0x3FF, v & 0xFFF)
+        d["memory_types"] = tuple(MemoryType(MemoryFlags(f), h) for f, h in
+                                  zip(d["memory_types"], d.pop("memory_type_heaps")))
+        d["memory_heaps"] = tuple(MemoryHeap(*h) for h in d["memory_heaps"])
+        d["flag_sets"] = tuple(MemoryFlags(f) for f in d["flag_sets"])
+        d["caps"] = Caps(d["caps"])
+        return SessionInfo(**d)
+
+    def __repr__(self):
+        if self.closed:
+            return "<llmem.Session (closed)>"
+        return f"<llmem.Session {self.info.device_name!r}>"
+
+
+class Memory(_Closing, _llmem.Memory):
+    """Pages of one memory type with buffers and images laid out in them.
+
+    Made by Session.create_memory(flags, page_size=0, *, exact=False,
+    contiguous=False, spare_pages=None, name=None, sharing=None, backend=None):
+    sharing is a Sharing or "dmabuf", "import", "opaque-fd"; backend a Backend
+    or its label; spare_pages=0 keeps no empty page.  close() raises
+    llmem.Error(EBUSY), naming them, while objects of it live.
+    """
+
+    __slots__ = ()
+
+    @property
+    def info(self):
+        """MemoryInfo, with flags, sharing and backend as enums."""
+        d = self._info()
+        d["flags"] = MemoryFlags(d["flags"])
+        d["sharing"] = Sharing(d["sharing"])
+        d["backend"] = Backend(d["backend"])
+        return MemoryInfo(**d)
+
+    @property
+    def flags(self):
+        return self.info.flags
+
+    @property
+    def backend(self):
+        return self.info.backend
+
+    @property
+    def objects(self):
+        """[ObjectInfo] of the objects alive, in creation order."""
+        return [ObjectInfo(*o) for o in self._objects()]
+
+    def page_stats(self, page=None):
+        """PageStats of one page, or (None) totals over every page."""
+        return PageStats(**self._page_stats(page))
+
+    def create_image(self, shape, channel_type=ChannelType.U8, usage=0, name=None):
+        """An Image of Lluvia's shape: (width), (height, width), (height, width,
+        channels) or (depth, height, width, channels); channel_type a
+        ChannelType or a numpy dtype (uint8 ... float32)."""
+        if not isinstance(channel_type, int):
+            channel_type = ChannelType.of(channel_type)
+        return super().create_image(shape, channel_type, usage, name)
+
+    def __repr__(self):
+        if self.closed:
+            return f"<llmem.Memory {self.name!r} (closed)>"
+        i = self.info
+        flags = "|".join(f.name for f in MemoryFlags if f in i.flags) or "0"
+        return (f"<llmem.Memory {self.name!r} {flags} {i.page_count} pages of "
+                f"{i.page_size} bytes, {i.object_count} objects, {i.backend.label}>")
+
+
+class Buffer(_Closing, _llmem.Buffer):
+    """A buffer in a page of a memory; it holds its memory.
+
+    map() gives its bytes without a copy; close() raises llmem.Error(EBUSY)
+    while mappings of it (and the views made from them) live.
+    """
+
+    __slots__ = ()
+
+    @property
+    def usage(self):
+        return BufferUsage(self._usage)
+
+    @property
+    def allocation_info(self):
+        """AllocationInfo(page, offset, left_padding, size)."""
+        return AllocationInfo(*self._allocation())
+
+    def export_dmabuf(self):
+        """DmaBuf(fd, offset, size): the page's DMA-BUF, a new fd the caller owns."""
+        return DmaBuf(*super().export_dmabuf())
+
+    def export_range(self):
+        """DmaBuf(fd, 0, size): a DMA-BUF of the buffer's own bytes (llmem.ko's
+        pages, the buffer created with alignment=4096), a new fd the caller owns."""
+        return DmaBuf(*super().export_range())
+
+    def export_frame(self, layout, flags=ExportFlags(0)):
+        """DmaBufFrame of a frame laid out in the buffer as layout (frame_layout()):
+        in the page's DMA-BUF, or with ExportFlags.RANGE in the buffer's own."""
+        return DmaBufFrame(*self._export_frame(tuple(layout), int(flags)))
+
+    @contextlib.contextmanager
+    def cpu_access(self, access=CpuAccess.READ | CpuAccess.WRITE):
+        """Brackets CPU access to a shared buffer with DMA_BUF_IOCTL_SYNC."""
+        self.begin_cpu_access(access)
+        try:
+            yield self
+        finally:
+            self.end_cpu_access(access)
+
+    def __repr__(self):
+        if self.closed:
+            return f"<llmem.Buffer {self.name!r} (closed)>"
+        a = self.allocation_info
+        return (f"<llmem.Buffer {self.name!r} {self.size} bytes in {self.memory.name!r} "
+                f"page {a.page} offset {a.offset}>")
+
+
+class Image(_Closing, _llmem.Image):
+    """An image in a page of a memory; it holds its memory."""
+
+    __slots__ = ()
+
+    @property
+    def channel_type(self):
+        return ChannelType(self._channel_type)
+
+    @property
+    def dtype(self):
+        """The numpy dtype name of a channel."""
+        return self.channel_type.dtype
+
+    @property
+    def usage(self):
+        return ImageUsage(self._usage)
+
+    @property
+    def allocation_info(self):
+        """AllocationInfo(page, offset, left_padding, size)."""
+        return AllocationInfo(*self._allocation())
+
+    def __repr__(self):
+        if self.closed:
+            return f"<llmem.Image {self.name!r} (closed)>"
+        return (f"<llmem.Image {self.name!r} {self.shape} {self.dtype} in "
+                f"{self.memory.name!r}>")
+
+
+class Mapping(_Closing, _llmem.Mapping):
+    """Mapped bytes, exported through the buffer protocol and DLPack.
+
+    numpy.asarray(mapping) and numpy.from_dlpack(mapping) are views, not
+    copies.  Each view holds the mapping, and the mapping its buffer: close()
+    stops new views and unmaps once the last one is gone.
+    """
+
+    __slots__ = ()
+
+    def __repr__(self):
+        state = " (released)" if self.released else " (closed)" if self.closed else ""
+        return (f"<llmem.Mapping format {self.format!r} shape {self.shape}, "
+                f"{self.exports} views{state}>")
+
+
+class _Batch:
+    __slots__ = ("queue", "blocking", "event")
+
+    def __init__(self, queue, blocking):
+        self.queue = queue
+        self.blocking = blocking
+        self.event = None
+
+    def __enter__(self):
+        self.queue.begin_batch()
+        return self
+
+    def __exit__(self, exc_type, *exc):
+        if exc_type is not None:
+            self.queue.discard_batch()
+        else:
+            self.event = self.queue.submit_batch(blocking=self.blocking)
+
+
+class Queue(_Closing, _llmem.Queue):
+    """Queue(session, *, no_mapping=False, staging_size=0, chunk_size=0).
+
+    An in-order transfer queue (transfer.h).  Every operation blocks unless
+    given blocking=False, when it returns an Event; wait_for lists events
+    that must complete first.  Host memory is anything with the buffer
+    protocol.  copy() dispatches as PyOpenCL's enqueue_copy does.
+    """
+
+    __slots__ = ()
+
+    @property
+    def info(self):
+        return QueueInfo(**self._info())
+
+    def copy(self, dst, src, **kwargs):
+        """enqueue_copy(self, dst, src, **kwargs)."""
+        return enqueue_copy(self, dst, src, **kwargs)
+
+    def batch(self, blocking=True):
+        """with queue.batch() as b: operations go to the device in one submission
+        at the end of the block (b.event with blocking=False); discarded on an
+        exception."""
+        return _Batch(self, blocking)
+
+    def __repr__(self):
+        return f"<llmem.Queue{_state(self)}>"
+
+
+class Event(_Closing, _llmem.Event):
+    """The completion of an operation: wait(timeout=None), done."""
+
+    __slots__ = ()
+
+    def __repr__(self):
+        if self.closed:
+            return "<llmem.Event (closed)>"
+        return f"<llmem.Event {'done' if self.done else 'pending'}>"
+
+
+class Camera(_Closing, _llmem.Camera):
+    """The zero-copy capture pipeline (camera.h).
+
+    Camera(session, device=None, format="YUYV", size=(640, 480), buffers=0,
+    copy=False, contiguous=False, input=None, backend=None, encoding=None,
+    range=None, timeout=5.0).  Iterating it yields Frames, each converted to
+    RGBA on the device; taking the next frame gives the previous one back.
+    """
+
+    __slots__ = ()
+
+    @property
+    def info(self):
+        """CameraInfo."""
+        d = self._info()
+        return CameraInfo(
+            device=d["device"], driver=d["driver"], format=fourcc_str(d["fourcc"]),
+            width=d["width"], height=d["height"], bytesperline=d["bytesperline"],
+            sizeimage=d["sizeimage"], layout=_layout(d["layout"]),
+            rgba_layout=_layout(d["rgba_layout"]), buffers=d["buffers"], flags=d["flags"],
+            backend=Backend(d["backend"]), encoding=("bt601", "bt709")[d["encoding"]],
+            range=("limited", "full")[d["range"]], frames_per_page=d["frames_per_page"])
+
+    def export_buffer(self, index):
+        """DmaBuf of frame buffer index (Frame.index): a new fd the caller owns."""
+        return DmaBuf(*super().export_buffer(index))
+
+    def frames(self, n, timeout=None):
+        """The next n frames (with the camera's timeout unless given)."""
+        for _ in range(n):
+            yield self.next() if timeout is None else self.next(timeout)
+
+    def __repr__(self):
+        if self.closed:
+            return "<llmem.Camera (closed)>"
+        i = self.info
+        return f"<llmem.Camera {i.device} {i.format} {i.width}x{i.height} {i.backend.label}>"
+
+
+class Frame(_Closing, _llmem.Frame):
+    """A captured frame; .rgba is its RGBA view, (height, width, 4) uint8.
+
+    The frame goes back to the camera when the next one is taken, at the end
+    of a with block, on close() or when it is dropped.  Views of .rgba stay
+    valid memory until the camera is closed (which they prevent), but the
+    next frame overwrites them: copy what you keep (numpy.array(frame.rgba)).
+    """
+
+    __slots__ = ()
+
+    def __repr__(self):
+        state = " (released)" if self.released else ""
+        return f"<llmem.Frame {self.sequence} buffer {self.index}{state}>"
+
+
+class Cuda(_Closing, _llmem.Cuda):
+    """Cuda(session): the session's device in CUDA (cuda.h).
+
+    llmem.Error with errno ENOTSUP where libcuda.so.1 cannot be loaded, ENODEV
+    where no CUDA device is the session's Vulkan device.
+    """
+
+    __slots__ = ()
+
+    def __repr__(self):
+        return f"<llmem.Cuda{_state(self)}>"
+
+
+class CudaMemory(_Closing, _llmem.CudaMemory):
+    """A page imported into CUDA, or a typed view of one: torch.from_dlpack()
+    and cupy.from_dlpack() take it as a device tensor without a copy."""
+
+    __slots__ = ()
+
+    def __repr__(self):
+        if self.closed:
+            return "<llmem.CudaMemory (closed)>"
+        return f"<llmem.CudaMemory 0x{self.pointer:x} {self.size} bytes>"
+
+
+_llmem._register(Session=Session, Memory=Memory, Buffer=Buffer, Image=Image,
+                 Mapping=Mapping, Queue=Queue, Event=Event, Camera=Camera, Frame=Frame,
+                 Cuda=Cuda, CudaMemory=CudaMemory)
+
+
+def _has_buffer(obj):
+    if isinstance(obj, (_llmem.Buffer, _llmem.Image)):
+        return False
+    try:
+        memoryview(obj).release()
+    except TypeError:
+        return False
+    return True
+
+
+def enqueue_copy(queue, dst, src, *, size=None, byte_count=None, src_offset=0, dst_offset=0,
+                 origin=None, region=None, row_pitch=0, slice_pitch=0, wait_for=None,
+                 blocking=True, is_blocking=None):
+    """PyOpenCL's enqueue_copy: dst from src, either a Buffer, an Image or host memory.
+
+    Buffer <- Buffer: size (byte_count) bytes from src_offset to dst_offset.
+    Buffer <- host, host <- Buffer: the host object's bytes, at dst_offset or
+    src_offset in the buffer.  Image <- host, host <- Image: a box at origin
+    of region texels (the whole image by default), the host side tightly
+    packed or with row_pitch and slice_pitch.  Image <- Buffer, Buffer <-
+    Image: the buffer side at dst_offset / src_offset with the pitches.
+    Returns None when blocking, else an Event.
+    """
+    if byte_count is not None:
+        size = byte_count
+    if is_blocking is not None:
+        blocking = is_blocking
+    common = {"wait_for": wait_for, "blocking": blocking}
+    if isinstance(dst, _llmem.Buffer):
+        if isinstance(src, _llmem.Buffer):
+            return queue.copy_buffer(src, dst, size, src_offset, dst_offset, **common)
+        if isinstance(src, _llmem.Image):
+            return queue.copy_image_to_buffer(dst, src, dst_offset, row_pitch, slice_pitch,
+                                              origin, region, **common)
+        if _has_buffer(src):
+            return queue.write_buffer(dst, src, dst_offset, **common)
+    elif isinstance(dst, _llmem.Image):
+        if isinstance(src, _llmem.Buffer):
+            return queue.copy_buffer_to_image(src, dst, src_offset, row_pitch, slice_pitch,
+                                              origin, region, **common)
+        if _has_buffer(src):
+            return queue.write_image(dst, src, origin, region, row_pitch, slice_pitch,
+                                     **common)
+    elif _has_buffer(dst):
+        if isinstance(src, _llmem.Buffer):
+            return queue.read_buffer(src, dst, src_offset, **common)
+        if isinstance(src, _llmem.Image):
+            return queue.read_image(src, dst, origin, region, row_pitch, slice_pitch, **common)
+    raise TypeError(f"enqueue_copy: no copy from {type(src).__name__} to "
+                    f"{type(dst).__name__}")
+
+
+def enqueue_fill_buffer(queue, buffer, pattern, offset=0, size=None, *, wait_for=None,
+                        blocking=True):
+    """PyOpenCL's enqueue_fill_buffer: repeat pattern (1, 2, 4, 8 or 16 bytes of any
+    object with the buffer protocol, e.g. numpy.float32(1)) over [offset, offset + size)."""
+    return queue.fill_buffer(buffer, pattern, offset, size, wait_for=wait_for,
+                             blocking=blocking)
+
+
+def enqueue_clear_image(queue, image, color, origin=None, region=None, *, wait_for=None,
+                        blocking=True):
+    """Set every texel of a box of image to color (up to four channel values)."""
+    return queue.clear_image(image, color, origin, region, wait_for=wait_for,
+                             blocking=blocking)
+
+
+def wait_for_events(events):
+    """Waits for every event."""
+    for e in events:
+        e.wait()

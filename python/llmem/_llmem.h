@@ -1,0 +1,340 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the files of the _llmem extension share: the object structs and their
+ * types, the argument and error helpers (_llmem.c), the views over host
+ * memory that the buffer protocol and DLPack export (_objects.c), and the
+ * pinning of objects across calls that run without the GIL.
+ *
+ * Ownership: every object holds a strong reference to its parent (a buffer
+ * to its memory, a memory to its session, a mapping to its buffer, an event
+ * to its queue, a frame to its camera), so a parent is never freed under a
+ * child.  close() frees the C object at once; a parent's close() while
+ * children live fails with EBUSY, as the C API's destroy functions do.
+ */
+#ifndef LLMEM_PY_H
+#define LLMEM_PY_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include <stdint.h>
+
+#include <llmem/llmem.h>
+
+/* Dimensions of a view over host or CUDA memory (numpy's own limit is 32). */
+#define PYL_MAX_DIMS 8
+
+/*
+ * The shape of an exported view: a struct-module format of one item, and
+ * shape and strides in bytes, C order.
+ */
+struct pyl_layout {
+	char format[2];
+	Py_ssize_t itemsize;
+	int ndim;
+	Py_ssize_t shape[PYL_MAX_DIMS];
+	Py_ssize_t strides[PYL_MAX_DIMS];
+};
+
+struct pyl_session {
+	PyObject_HEAD PyObject *weakrefs;
+	struct llmem_session *s;
+	/* [(severity, text)] the validation layer sent, when it is on. */
+	PyObject *messages;
+	/* Live children, by kind, for close()'s EBUSY and its message. */
+	Py_ssize_t memories, queues, cameras, cudas;
+};
+
+struct pyl_memory {
+	PyObject_HEAD PyObject *weakrefs;
+	struct llmem_memory *m;
+	struct pyl_session *session;
+	PyObject *name;
+	/* Host allocations imported as pages: Py_buffers held until close. */
+	Py_buffer *hosts;
+	Py_ssize_t nhosts;
+	/* Host coherent (or not mappable): mappings need no flush. */
+	int coherent;
+	/* Pages imported into CUDA; calls running without the GIL. */
+	Py_ssize_t cuda_imports, busy;
+};
+
+struct pyl_buffer {
+	PyObject_HEAD PyObject *weakrefs;
+	struct llmem_buffer *b;
+	struct pyl_memory *memory;
+	/* The buffer a sub-region was cut from, or NULL. */
+	PyObject *parent;
+	PyObject *name;
+	uint64_t size;
+	/* Live Mapping objects; calls running without the GIL; operations in
+	 * flight that use it (their events or the open batch hold it). */
+	Py_ssize_t mappings, busy, pending;
+};
+
+struct pyl_image {
+	PyObject_HEAD PyObject *weakrefs;
+	struct llmem_image *img;
+	struct pyl_memory *memory;
+	PyObject *name;
+	uint32_t ndim;
+	uint32_t shape[LLMEM_IMAGE_MAX_DIMS];
+	Py_ssize_t busy, pending;
+};
+
+struct pyl_camera;
+
+/*
+ * Host memory exported through the buffer protocol and DLPack: a buffer's
+ * mapping (one llmem_buffer_map() held from creation to release) or a
+ * camera's RGBA frame.  It is released once close() was asked for and the
+ * last exported view is gone, never before.
+ */
+struct pyl_mapping {
+	PyObject_HEAD PyObject *weakrefs;
+	struct pyl_buffer *buffer;
+	struct pyl_camera *camera;
+	char *ptr;
+	Py_ssize_t len;
+	struct pyl_layout layout;
+	int readonly;
+	/* Flush on release of a view and invalidate at map: not coherent. */
+	int noncoherent;
+	/* Views alive: Py_buffer exports and DLPack tensors not yet deleted. */
+	Py_ssize_t exports;
+	/* close() asked for (no new views); released (unmapped, detached). */
+	int closing, released;
+};
+
+/*
+ * What operations in flight hold until the device is done with them: the
+ * host memory their reads land in, and the buffers and images they use
+ * (counted in each one's pending count, which close() checks).
+ */
+struct pyl_hold_obj {
+	PyObject *obj;
+	Py_ssize_t *pending;
+};
+
+struct pyl_holds {
+	Py_buffer *views;
+	Py_ssize_t nviews, views_cap;
+	struct pyl_hold_obj *objs;
+	Py_ssize_t nobjs, objs_cap;
+};
+
+struct pyl_event;
+
+struct pyl_queue {
+	PyObject_HEAD PyObject *weakrefs;
+	struct llmem_queue *q;
+	struct pyl_session *session;
+	/* What the operations of the open batch hold. */
+	struct pyl_holds batch_holds;
+	int batch;
+	/* Events of this queue that hold something, until they are done. */
+	struct pyl_event *holding;
+	Py_ssize_t busy;
+};
+
+struct pyl_event {
+	PyObject_HEAD PyObject *weakrefs;
+	struct llmem_event *ev;
+	struct pyl_queue *queue;
+	struct pyl_holds holds;
+	/* In the queue's list of events that hold something. */
+	struct pyl_event *prev, *next;
+	int done;
+	Py_ssize_t busy;
+};
+
+struct pyl_camera {
+	PyObject_HEAD PyObject *weakrefs;
+	struct llmem_camera *cam;
+	struct pyl_session *session;
+	struct llmem_camera_info info;
+	/* The frame handed out and not yet released, or NULL. */
+	PyObject *held;
+	/* Live RGBA views (pyl_mapping objects of this camera). */
+	Py_ssize_t views;
+	int streaming;
+	int busy;
+	double timeout;
+};
+
+struct pyl_frame {
+	PyObject_HEAD PyObject *weakrefs;
+	struct pyl_camera *camera;
+	struct llmem_camera_frame f;
+	int released;
+};
+
+extern PyObject *pyl_Error;
+extern PyTypeObject pyl_SessionType, pyl_MemoryType, pyl_BufferType, pyl_ImageType, pyl_MappingType,
+	pyl_QueueType, pyl_EventType, pyl_CameraType, pyl_FrameType, pyl_CudaType,
+	pyl_CudaMemoryType;
+
+/* The classes to instantiate: the Python layer's subclasses once registered. */
+enum pyl_class {
+	PYL_SESSION,
+	PYL_MEMORY,
+	PYL_BUFFER,
+	PYL_IMAGE,
+	PYL_MAPPING,
+	PYL_QUEUE,
+	PYL_EVENT,
+	PYL_CAMERA,
+	PYL_FRAME,
+	PYL_CUDA,
+	PYL_CUDA_MEMORY,
+	PYL_CLASSES,
+};
+PyObject *pyl_alloc(enum pyl_class cls);
+
+/* Errors: llmem.Error from a negative errno and llmem_last_error() (NULL). */
+PyObject *pyl_error(int err);
+/* llmem.Error with a message of the extension's own (NULL). */
+PyObject *pyl_error_msg(int err, const char *fmt, ...);
+/* ValueError "<what> is closed" (NULL). */
+PyObject *pyl_closed(const char *what);
+
+/*
+ * Arguments of a METH_FASTCALL | METH_KEYWORDS method: @names (NULL-ended)
+ * in order, of which the first @npos may be positional and the first
+ * @required must be given; @out[i] is the argument or NULL.  TypeError
+ * otherwise.  Return: 0 or -1.
+ */
+int pyl_args(const char *fn, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+	     const char *const *names, int npos, int required, PyObject **out);
+
+/* Integer arguments: absent (NULL) or None keep *@out; TypeError for a
+ * non-integer, ValueError below 0 or above @max.  Return: 0 or -1. */
+int pyl_u64(PyObject *o, const char *what, uint64_t max, uint64_t *out);
+int pyl_u32(PyObject *o, const char *what, uint32_t *out);
+/* A str or None (NULL kept); the UTF-8 lives as long as @o. */
+int pyl_str(PyObject *o, const char *what, const char **out);
+/* enum llmem_backend from an int or its name ("vulkan-dmabuf", ...); None
+ * or NULL keeps *@out. */
+int pyl_backend(PyObject *o, uint32_t *out);
+/* A truth value; NULL keeps *@out. */
+int pyl_bool(PyObject *o, int *out);
+/* A tuple or list of at most @max non-negative integers into @out; the count. */
+int pyl_u32_seq(PyObject *o, const char *what, uint32_t *out, int max);
+
+/* @o as a llmem Buffer or Image of an open object; TypeError/ValueError. */
+struct pyl_buffer *pyl_as_buffer(PyObject *o, const char *what);
+struct pyl_image *pyl_as_image(PyObject *o, const char *what);
+
+/*
+ * Host memory of an argument, contiguous (C order for @c_order), writable
+ * when @writable; TypeError for an object without the buffer protocol,
+ * ValueError for one that is not contiguous or is read-only.
+ */
+int pyl_get_host(PyObject *o, const char *what, int writable, int c_order, Py_buffer *view);
+
+/* The struct format and size of @dtype: None ("B"), a str ("float32",
+ * "<f4", "f"), a numpy dtype or scalar type.  Return: 0 or -1. */
+int pyl_parse_dtype(PyObject *dtype, char *format, Py_ssize_t *itemsize);
+/* The channel type of a struct format of one item, or -1 (no exception). */
+int pyl_channel_type(const char *format);
+/* Bytes of one channel of an llmem_channel_type. */
+Py_ssize_t pyl_channel_size(uint32_t channel_type);
+
+/*
+ * Lays out @shape (None: as many items as fit in @len) of @itemsize items,
+ * C order; ValueError when it does not fit.  Return: 0 or -1.
+ */
+int pyl_layout_init(struct pyl_layout *l, const char *format, Py_ssize_t itemsize, PyObject *shape,
+		    Py_ssize_t len);
+
+/* New objects of a memory (_objects.c); the C object is destroyed on failure. */
+PyObject *pyl_buffer_wrap(struct pyl_memory *mem, struct llmem_buffer *b, PyObject *name,
+			  PyObject *parent);
+PyObject *pyl_image_wrap(struct pyl_memory *mem, struct llmem_image *img, PyObject *name,
+			 const struct llmem_image_create_info *ci);
+
+/* A frame layout from Python's FrameLayout tuple, and back (_share.c). */
+int pyl_parse_frame_layout(PyObject *o, struct llmem_frame_layout *l);
+PyObject *pyl_frame_layout_tuple(const struct llmem_frame_layout *l);
+
+/* A mapping of host memory, counted by its owner (_objects.c). */
+PyObject *pyl_mapping_new_frame(struct pyl_camera *camera, char *ptr, Py_ssize_t len,
+				const struct pyl_layout *layout);
+/* A view that is not a pyl_mapping releases itself through DLPack too. */
+void pyl_mapping_export_done(struct pyl_mapping *map);
+
+/* Camera and CUDA bookkeeping (_share.c). */
+int pyl_share_init(PyObject *module);
+void pyl_camera_view_gone(struct pyl_camera *camera);
+
+/* The benchmark's C loops (_bench.c). */
+PyObject *pyl_bench_c(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
+
+/* Casts for the method tables. */
+#define PYL_FAST(fn) ((PyCFunction)(void (*)(void))(fn))
+#define PYL_FASTKW (METH_FASTCALL | METH_KEYWORDS)
+
+/*
+ * The exception set now, put aside while callbacks run and given back
+ * after (PyErr_Fetch() before Python 3.12, which deprecates it).
+ */
+struct pyl_saved_error {
+#if PY_VERSION_HEX >= 0x030C0000
+	PyObject *exc;
+#else
+	PyObject *type, *value, *tb;
+#endif
+};
+
+static inline void pyl_error_save(struct pyl_saved_error *e)
+{
+#if PY_VERSION_HEX >= 0x030C0000
+	e->exc = PyErr_GetRaisedException();
+#else
+	PyErr_Fetch(&e->type, &e->value, &e->tb);
+#endif
+}
+
+static inline void pyl_error_restore(struct pyl_saved_error *e)
+{
+#if PY_VERSION_HEX >= 0x030C0000
+	PyErr_SetRaisedException(e->exc);
+#else
+	PyErr_Restore(e->type, e->value, e->tb);
+#endif
+}
+
+/* The saved exception's value (its message), borrowed; and dropping it. */
+static inline PyObject *pyl_error_value(struct pyl_saved_error *e)
+{
+#if PY_VERSION_HEX >= 0x030C0000
+	return e->exc;
+#else
+	return e->value;
+#endif
+}
+
+static inline void pyl_error_discard(struct pyl_saved_error *e)
+{
+#if PY_VERSION_HEX >= 0x030C0000
+	Py_XDECREF(e->exc);
+#else
+	Py_XDECREF(e->type);
+	Py_XDECREF(e->value);
+	Py_XDECREF(e->tb);
+#endif
+}
+
+/* Runs a statement without the GIL (Py_BEGIN_ALLOW_THREADS, in one piece). */
+#define PYL_NOGIL(...)                                        \
+	do {                                                  \
+		PyThreadState *pyl_ts_ = PyEval_SaveThread(); \
+		__VA_ARGS__;                                  \
+		PyEval_RestoreThread(pyl_ts_);                \
+	} while (0)
+
+/* Pins @o (an object with a busy count) for a call without the GIL. */
+#define PYL_PIN(o) ((o)->busy++)
+#define PYL_UNPIN(o) ((o)->busy--)
+
+#endif /* LLMEM_PY_H */
