@@ -31,7 +31,14 @@ extern "C" {
 struct llmem_image;
 struct llmem_image_view;
 
-/* Texel channel types; the formats are the UINT/SINT/SFLOAT ones. */
+/*
+ * Texel channel types.  The integer ones are the UINT/SINT formats and read
+ * as integers in shaders; F16 and F32 the SFLOAT ones.  The normalised ones
+ * store integers that views and samplers read as floats: UNORM in [0, 1]
+ * (value / 255 or / 65535), SNORM in [-1, 1] (value / 127 or / 32767, -128
+ * reading as -1), and SRGB8 8-bit values with the sRGB curve, read as
+ * linear [0, 1] colour (alpha, the fourth channel, stays linear).
+ */
 enum llmem_channel_type {
 	LLMEM_CHANNEL_U8 = 0,
 	LLMEM_CHANNEL_I8,
@@ -41,6 +48,22 @@ enum llmem_channel_type {
 	LLMEM_CHANNEL_I32,
 	LLMEM_CHANNEL_F16,
 	LLMEM_CHANNEL_F32,
+	LLMEM_CHANNEL_UNORM8,
+	LLMEM_CHANNEL_SNORM8,
+	LLMEM_CHANNEL_UNORM16,
+	LLMEM_CHANNEL_SNORM16,
+	LLMEM_CHANNEL_SRGB8,
+};
+
+/*
+ * The order of the channels in memory.  BGRA is what DRM's XRGB8888 and
+ * ARGB8888 frames and most displays hold: B8G8R8A8 formats (B8G8R8 with
+ * three channels), 8-bit channel types only.  A shader and a colour
+ * (union llmem_color) still name the channels R, G, B, A.
+ */
+enum llmem_channel_order {
+	LLMEM_ORDER_RGBA = 0,
+	LLMEM_ORDER_BGRA = 1,
 };
 
 /* The same bits as VkImageUsageFlagBits. */
@@ -68,27 +91,56 @@ struct llmem_image_create_info {
 	 *   4: {depth, height, width, channels}
 	 * Every extent at least 1; channels 1 to 4.  A depth above 1 makes a
 	 * 3D image, one dimension a 1D image, the rest 2D.
+	 *
+	 * Three channels need the device to have the three-channel format
+	 * for the usage (optimal tiling); where it has not (lavapipe, most
+	 * GPUs for storage), creation fails with -ENOTSUP and a message
+	 * saying so: make the image four channels wide instead.  No hidden
+	 * four-channel storage is substituted, since copies to and from
+	 * buffers would then no longer be plain copies.
 	 */
 	uint32_t ndim;
 	uint32_t shape[LLMEM_IMAGE_MAX_DIMS];
 	/* enum llmem_channel_type; leave 0 for u8. */
 	uint32_t channel_type;
-	/* enum llmem_image_usage; leave 0 for LLMEM_IMAGE_DEFAULT_USAGE. */
+	/* enum llmem_image_usage; leave 0 for LLMEM_IMAGE_DEFAULT_USAGE,
+	 * less STORAGE where the device cannot store to the format (sRGB on
+	 * most devices): llmem_image_usage() tells. */
 	uint32_t usage;
 	/* Debug name; copied; leave NULL for none. */
 	const char *name;
+	/* enum llmem_channel_order; leave 0 for RGBA.  BGRA needs 3 or 4
+	 * channels of an 8-bit type. */
+	uint32_t channel_order;
 };
 
 /**
  * llmem_image_create() - place a new image in @memory, in GENERAL layout.
  *
  * Return: 0; -EINVAL for NULL arguments, ndim 0 or above 4, an extent of 0,
- * channels above 4, an unknown channel type or usage bits; -ENOTSUP when
- * the device has no such format for that usage (or not in this size), or the
- * memory's type cannot hold the image; -ENOMEM; -EIO.
+ * channels above 4, an unknown channel type, order or usage bits, BGRA
+ * with other than 3 or 4 channels of 8 bits; -ENOTSUP when the device has
+ * no such format for that usage (or not in this size), or the memory's type
+ * cannot hold the image; -ENOMEM; -EIO.
  */
 int llmem_image_create(struct llmem_memory *memory, const struct llmem_image_create_info *info,
 		       struct llmem_image **out);
+
+/**
+ * llmem_image_create_like_image() - an image of @like's shape, channel type,
+ * channel order and usage in @memory (Lluvia's createImageLike); texels
+ * are not copied (llmem_enqueue_copy_image() does that).
+ * @info: NULL, or overrides: a non-zero usage replaces @like's; a name is
+ *	used (NULL: @like's name).  Its shape and types are ignored.
+ *
+ * @memory need not be @like's, but must be of the same session.
+ *
+ * Return: as llmem_image_create(); -EINVAL also for a memory of another
+ * session.
+ */
+int llmem_image_create_like_image(struct llmem_memory *memory, const struct llmem_image *like,
+				  const struct llmem_image_create_info *info,
+				  struct llmem_image **out);
 
 /* Accepts NULL.  Views of the image must have been destroyed. */
 void llmem_image_destroy(struct llmem_image *image);
@@ -100,10 +152,14 @@ uint32_t llmem_image_height(const struct llmem_image *image);
 uint32_t llmem_image_depth(const struct llmem_image *image);
 uint32_t llmem_image_channels(const struct llmem_image *image);
 uint32_t llmem_image_channel_type(const struct llmem_image *image);
+/* enum llmem_channel_order. */
+uint32_t llmem_image_channel_order(const struct llmem_image *image);
+/* Bytes of one texel: channels × channel size. */
+uint32_t llmem_image_texel_size(const struct llmem_image *image);
 uint32_t llmem_image_usage(const struct llmem_image *image);
 /* The current VkImageLayout, as the library tracks it. */
 uint32_t llmem_image_layout(const struct llmem_image *image);
-/* The VkFormat chosen for the shape and channel type. */
+/* The VkFormat chosen for the channels, their type and order. */
 uint32_t llmem_image_format(const struct llmem_image *image);
 struct llmem_memory *llmem_image_memory(const struct llmem_image *image);
 

@@ -20,6 +20,7 @@
 #include "share.h"
 #include "cuda.h"
 #include "transfer.h"
+#include "kernel.h"
 #include "v4l2.h"
 #include "convert.h"
 #include "camera.h"

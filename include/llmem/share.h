@@ -119,6 +119,43 @@ int llmem_memory_import_dmabuf(struct llmem_memory *memory, int fd, uint64_t siz
 int llmem_memory_import_host(struct llmem_memory *memory, void *ptr, uint64_t size, uint32_t *page);
 
 /**
+ * llmem_memory_create_from_host() - a memory over host bytes the caller
+ * owns, at any address and of any size: PyOpenCL's coarse-grained SVM
+ * (a malloc'ed block, a mapping, a pointer into the middle of either).
+ * @ptr: the first byte; any alignment.
+ * @size: bytes from @ptr, not 0.
+ * @name: for messages and listings; copied; NULL for "host".
+ * @out: receives the memory, an LLMEM_SHARING_IMPORT memory of backend
+ *	LLMEM_BACKEND_IMPORT_HOST_POINTER with one page and no more.
+ * @offset: receives where @ptr lies in that page (page 0).
+ *
+ * The page is the span of whole minImportedHostPointerAlignment units that
+ * encloses [@ptr, @ptr + @size): it starts @offset bytes before @ptr and may
+ * reach past its end.  Objects are laid out in it as in any memory; a buffer
+ * of the page's size (llmem_memory_get_info()'s bytes_reserved) covers it
+ * all, the caller's bytes at [@offset, @offset + @size) of the buffer.  The
+ * bytes around the caller's in those units belong to whatever else the
+ * process keeps there: touch only the caller's range.
+ *
+ * Both directions see each other's writes at the points coarse-grained SVM
+ * names: the device sees what the host wrote before enqueuing the work, the
+ * host sees what the device wrote once that work is done (a blocking call
+ * returned, llmem_event_wait()).  Where the imported memory type is not
+ * HOST_COHERENT (llmem_memory_info.coherent), llmem_memory_flush_page() and
+ * llmem_memory_invalidate_page() of page 0 are the map and unmap in between.
+ * The allocation stays the caller's and must outlive the memory.
+ *
+ * Return: 0; -EINVAL for NULL arguments, size 0 or a range that wraps
+ * around; -EFAULT when part of the enclosing units is not mapped in this
+ * process (mincore(); a mapping without access is not detected: keep the
+ * range readable and writable); -ENOTSUP where the device cannot import
+ * host memory (LLMEM_CAP_HOST_POINTER_IMPORT); the driver's failure, as
+ * llmem_memory_import_host() gives it; -ENOMEM.
+ */
+int llmem_memory_create_from_host(struct llmem_session *session, void *ptr, uint64_t size,
+				  const char *name, struct llmem_memory **out, uint64_t *offset);
+
+/**
  * llmem_memory_export_page_opaque_fd() - a page of an LLMEM_SHARING_OPAQUE_FD
  * memory as an opaque fd (vkGetMemoryFdKHR).
  * @fd: receives a new close-on-exec fd, the caller's: close it, or hand it to

@@ -49,10 +49,15 @@ struct llmem_session;
 struct llmem_queue;
 struct llmem_event;
 struct llmem_frame_layout;
+struct llmem_wait_list;
 
 enum llmem_queue_flags {
 	/* Never copy through a mapping: always through the staging ring. */
 	LLMEM_QUEUE_NO_MAPPING = 1u << 0,
+	/* Events carry profiling times (llmem_event_get_profile()): each
+	 * submission writes a timestamp before and after its work.  Needs a
+	 * queue family with timestamps (-ENOTSUP otherwise). */
+	LLMEM_QUEUE_PROFILING = 1u << 1,
 };
 
 struct llmem_queue_create_info {
@@ -130,8 +135,113 @@ void llmem_queue_discard_batch(struct llmem_queue *queue);
  */
 int llmem_event_wait(struct llmem_event *event, uint64_t timeout_ns);
 
-/* Frees @event, done or not (the work goes on).  NULL is a no-op. */
+/* Frees @event, done or not (the work goes on; its callback, if any, is
+ * not called).  NULL is a no-op. */
 void llmem_event_release(struct llmem_event *event);
+
+/* What llmem_event_status() returns besides errors. */
+enum llmem_event_state {
+	LLMEM_EVENT_COMPLETE = 0,
+	/* Submitted to the device, not known done. */
+	LLMEM_EVENT_SUBMITTED = 1,
+	/* In a batch not yet submitted, or a user event not yet set. */
+	LLMEM_EVENT_QUEUED = 2,
+};
+
+/**
+ * llmem_event_status() - where @event stands, without waiting (PyOpenCL's
+ * command_execution_status).
+ *
+ * Finding a transfer's event done retires its work (a read's bytes land)
+ * as llmem_event_wait() would.
+ *
+ * Return: enum llmem_event_state; for a user event set to an error, that
+ * error; -EINVAL for NULL; -EIO.
+ */
+int llmem_event_status(struct llmem_event *event);
+
+/**
+ * llmem_event_wait_all() - wait until every event of @events is done.
+ * @timeout_ns: for the whole wait; 0 to poll, UINT64_MAX for no limit.
+ *
+ * Return: 0 when all are done; the first error of an event in list order
+ * (a user event set to an error gives that error); -ETIMEDOUT; -EINVAL for
+ * NULL or a NULL event; -EBUSY for the event of a batch not yet submitted.
+ */
+int llmem_event_wait_all(const struct llmem_wait_list *events, uint64_t timeout_ns);
+
+/*
+ * Profiling times of a done event, in nanoseconds (PyOpenCL's
+ * event.profile): @queued and @submitted on the host's CLOCK_MONOTONIC
+ * (when the operation was enqueued, and when its last submission went to
+ * the device); @start and @end on the device's timestamp clock, with the
+ * device's timestampPeriod applied (a clock of its own: compare them with
+ * each other, not with the host's).  An operation cut into several
+ * submissions starts with its first and ends with its last; operations of
+ * one batch share the batch's times.
+ */
+struct llmem_event_profile {
+	uint64_t queued, submitted, start, end;
+};
+
+/**
+ * llmem_event_get_profile() - the profiling times of @event.
+ *
+ * Return: 0; -EINVAL for NULL arguments or a user event; -EBUSY while the
+ * event is not done (wait for it first); -ENOTSUP when its queue was made
+ * without LLMEM_QUEUE_PROFILING.
+ */
+int llmem_event_get_profile(struct llmem_event *event, struct llmem_event_profile *profile);
+
+/*
+ * Called once when the event is found done (@status 0) or, for a user
+ * event, set (@status 0 or its error).  The library runs no thread of its
+ * own: the call comes from the thread that finds the event done — a wait or
+ * status query of any event of the queue, a later operation on it,
+ * llmem_queue_finish() — or that sets the user event, with no lock of the
+ * library held: it may enqueue work and release @event.
+ */
+typedef void (*llmem_event_callback)(struct llmem_event *event, int status, void *user);
+
+/**
+ * llmem_event_set_callback() - call @fn(@event, status, @user) once the
+ * event is done (PyOpenCL's / OpenCL's clSetEventCallback on complete).
+ *
+ * One callback per event.  An event already done calls it at once, from
+ * this thread.
+ *
+ * Return: 0; -EINVAL for NULL arguments; -EBUSY when the event has one.
+ */
+int llmem_event_set_callback(struct llmem_event *event, llmem_event_callback fn, void *user);
+
+/**
+ * llmem_user_event_create() - an event the host completes itself
+ * (clCreateUserEvent): it may stand in wait lists of any queue of @session
+ * and gates what lists it on host-side work.
+ *
+ * An operation whose wait list holds a user event not yet set waits for it
+ * in the calling thread before anything is recorded, as a blocking call
+ * waits for its bytes: set user events from another thread, or before
+ * enqueuing.  Nothing ever waits for the host on the device, since every
+ * queue of a session shares one Vulkan queue and one stalled submission
+ * would stall them all.  A user event set to an error fails every
+ * operation that lists it (that error, nothing enqueued).
+ *
+ * Release it with llmem_event_release(), set or not (an operation waiting
+ * for it must have returned first).
+ *
+ * Return: 0; -EINVAL for NULL; -ENOMEM.
+ */
+int llmem_user_event_create(struct llmem_session *session, struct llmem_event **out);
+
+/**
+ * llmem_user_event_set() - complete a user event: @status 0 for success,
+ * or a negative errno that fails whatever waits for it.
+ *
+ * Return: 0; -EINVAL for NULL, an event that is not a user event, a
+ * positive status, or an event already set.
+ */
+int llmem_user_event_set(struct llmem_event *event, int status);
 
 /**
  * llmem_queue_wait_sync_file() - operations enqueued on @queue from now on
@@ -218,7 +328,8 @@ struct llmem_linear_layout {
  * Common returns: 0; -EINVAL for NULL objects, a size of 0, a range outside
  * an object, objects or events of another session, an event of a batch not
  * yet submitted; -EPERM when an object lacks the TRANSFER_SRC or
- * TRANSFER_DST usage the path needs; -ENOMEM; -EIO.
+ * TRANSFER_DST usage the path needs; -ENOMEM; -EIO; the error of a user
+ * event of @wait_for set to one.
  */
 
 /* @size bytes from @src to [@offset, @offset + @size) of @buffer. */
@@ -301,8 +412,11 @@ int llmem_enqueue_copy_image_to_buffer(struct llmem_queue *queue, struct llmem_i
 				       const struct llmem_wait_list *wait_for,
 				       struct llmem_event **event);
 
-/* A colour as VkClearColorValue holds one: u32 for the unsigned channel
- * types, i32 for the signed ones, f32 for f16 and f32. */
+/* A colour as VkClearColorValue holds one, channels named R, G, B, A
+ * whatever the image's channel order: u32 for the unsigned integer channel
+ * types, i32 for the signed ones, f32 for f16, f32 and the normalised types
+ * (in [0, 1], [-1, 1] for SNORM; linear colour for SRGB8, which the clear
+ * encodes with the sRGB curve). */
 union llmem_color {
 	float f32[4];
 	int32_t i32[4];
@@ -312,13 +426,61 @@ union llmem_color {
 /**
  * llmem_enqueue_clear_image() - set every texel of a box of @image.
  *
- * Channels beyond the image's are ignored.  Return: also -EINVAL for an
- * integer value that its channel type cannot hold.  Needs TRANSFER_DST.
+ * Channels beyond the image's are ignored.  The whole image is cleared by
+ * the device (vkCmdClearColorImage), a box by a copy of the colour the
+ * library encodes as the device would (normalised values rounded to
+ * nearest).  Return: also -EINVAL for an integer value that its channel
+ * type cannot hold, a normalised value outside its range or NaN.  Needs
+ * TRANSFER_DST.
  */
 int llmem_enqueue_clear_image(struct llmem_queue *queue, struct llmem_image *image,
 			      const struct llmem_image_region *region,
 			      const union llmem_color *color,
 			      const struct llmem_wait_list *wait_for, struct llmem_event **event);
+
+/**
+ * llmem_enqueue_fill_image() - set every texel of a box of @image to
+ * @texel, a value of the image's own type (PyOpenCL's enqueue_fill_image).
+ * @texel: one texel as the image stores it: llmem_image_channels() values
+ *	of the channel type, in the image's channel order (B, G, R, A for
+ *	BGRA), little-endian; its bits are copied unchanged.
+ * @texel_size: bytes at @texel: llmem_image_texel_size() (-EINVAL otherwise).
+ *
+ * Where llmem_enqueue_clear_image() converts a colour, this one takes the
+ * stored bits, so any value the type holds (a NaN payload, an exact 16-bit
+ * level) is written as given.  Needs TRANSFER_DST.
+ */
+int llmem_enqueue_fill_image(struct llmem_queue *queue, struct llmem_image *image,
+			     const struct llmem_image_region *region, const void *texel,
+			     uint32_t texel_size, const struct llmem_wait_list *wait_for,
+			     struct llmem_event **event);
+
+/* A box copied from one image to another; the zero value copies the whole
+ * source to the destination's origin. */
+struct llmem_image_copy {
+	uint32_t src_origin[3];
+	uint32_t dst_origin[3];
+	/* Width, height, depth; leave 0 to reach the source's edge. */
+	uint32_t extent[3];
+};
+
+/**
+ * llmem_enqueue_copy_image() - a box of texels from @src to @dst
+ * (vkCmdCopyImage; PyOpenCL's enqueue_copy between images).
+ * @copy: NULL for the whole of @src at @dst's origin.
+ *
+ * The images are compatible when their texels have the same size (u8 ×4,
+ * unorm8 ×4, srgb8 ×4, BGRA or not, u32 ×1, f16 ×2 …): the bits are copied
+ * unchanged, never converted.  Both may be one image when the boxes do not
+ * overlap.  Needs TRANSFER_SRC on @src and TRANSFER_DST on @dst.
+ *
+ * Return: also -EINVAL for texels of different sizes, a box outside either
+ * image (a 2D image has a depth of 1, a 1D one a height of 1), or
+ * overlapping boxes in one image.
+ */
+int llmem_enqueue_copy_image(struct llmem_queue *queue, struct llmem_image *src,
+			     struct llmem_image *dst, const struct llmem_image_copy *copy,
+			     const struct llmem_wait_list *wait_for, struct llmem_event **event);
 
 /**
  * llmem_enqueue_clear_frame() - set every pixel of a rectangle of a frame

@@ -35,11 +35,31 @@ static const VkFormat formats[][LLMEM_IMAGE_MAX_CHANNELS] = {
 				VK_FORMAT_R16G16B16_SFLOAT, VK_FORMAT_R16G16B16A16_SFLOAT },
 	[LLMEM_CHANNEL_F32] = { VK_FORMAT_R32_SFLOAT, VK_FORMAT_R32G32_SFLOAT,
 				VK_FORMAT_R32G32B32_SFLOAT, VK_FORMAT_R32G32B32A32_SFLOAT },
+	[LLMEM_CHANNEL_UNORM8] = { VK_FORMAT_R8_UNORM, VK_FORMAT_R8G8_UNORM, VK_FORMAT_R8G8B8_UNORM,
+				   VK_FORMAT_R8G8B8A8_UNORM },
+	[LLMEM_CHANNEL_SNORM8] = { VK_FORMAT_R8_SNORM, VK_FORMAT_R8G8_SNORM, VK_FORMAT_R8G8B8_SNORM,
+				   VK_FORMAT_R8G8B8A8_SNORM },
+	[LLMEM_CHANNEL_UNORM16] = { VK_FORMAT_R16_UNORM, VK_FORMAT_R16G16_UNORM,
+				    VK_FORMAT_R16G16B16_UNORM, VK_FORMAT_R16G16B16A16_UNORM },
+	[LLMEM_CHANNEL_SNORM16] = { VK_FORMAT_R16_SNORM, VK_FORMAT_R16G16_SNORM,
+				    VK_FORMAT_R16G16B16_SNORM, VK_FORMAT_R16G16B16A16_SNORM },
+	[LLMEM_CHANNEL_SRGB8] = { VK_FORMAT_R8_SRGB, VK_FORMAT_R8G8_SRGB, VK_FORMAT_R8G8B8_SRGB,
+				  VK_FORMAT_R8G8B8A8_SRGB },
 };
 
-static const uint32_t channel_bytes[] = { 1, 1, 2, 2, 4, 4, 2, 4 };
+/* BGRA order, three and four channels, for the 8-bit types (0: none). */
+static const VkFormat bgra_formats[][2] = {
+	[LLMEM_CHANNEL_U8] = { VK_FORMAT_B8G8R8_UINT, VK_FORMAT_B8G8R8A8_UINT },
+	[LLMEM_CHANNEL_I8] = { VK_FORMAT_B8G8R8_SINT, VK_FORMAT_B8G8R8A8_SINT },
+	[LLMEM_CHANNEL_UNORM8] = { VK_FORMAT_B8G8R8_UNORM, VK_FORMAT_B8G8R8A8_UNORM },
+	[LLMEM_CHANNEL_SNORM8] = { VK_FORMAT_B8G8R8_SNORM, VK_FORMAT_B8G8R8A8_SNORM },
+	[LLMEM_CHANNEL_SRGB8] = { VK_FORMAT_B8G8R8_SRGB, VK_FORMAT_B8G8R8A8_SRGB },
+};
 
-#define N_CHANNEL_TYPES (sizeof(channel_bytes) / sizeof(channel_bytes[0]))
+static const uint32_t channel_bytes[] = { 1, 1, 2, 2, 4, 4, 2, 4, 1, 1, 2, 2, 1 };
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define N_CHANNEL_TYPES ARRAY_SIZE(channel_bytes)
 
 static struct llmem_session *image_session(const struct llmem_image *img)
 {
@@ -82,7 +102,20 @@ static int parse_shape(const struct llmem_image_create_info *ci, struct llmem_im
 	if (ci->channel_type >= N_CHANNEL_TYPES)
 		return llmem_error(-EINVAL, "image: unknown channel type %u", ci->channel_type);
 	img->channel_type = ci->channel_type;
-	img->format = formats[ci->channel_type][img->channels - 1];
+	img->channel_order = ci->channel_order;
+	if (ci->channel_order > LLMEM_ORDER_BGRA)
+		return llmem_error(-EINVAL, "image: unknown channel order %u", ci->channel_order);
+	if (ci->channel_order == LLMEM_ORDER_RGBA) {
+		img->format = formats[ci->channel_type][img->channels - 1];
+	} else if (img->channels < 3 || ci->channel_type >= ARRAY_SIZE(bgra_formats) ||
+		   !bgra_formats[ci->channel_type][0]) {
+		return llmem_error(-EINVAL,
+				   "image: BGRA order needs 3 or 4 channels of an 8-bit type, "
+				   "not %u of type %u",
+				   img->channels, ci->channel_type);
+	} else {
+		img->format = bgra_formats[ci->channel_type][img->channels - 3];
+	}
 	img->type = img->depth > 1  ? VK_IMAGE_TYPE_3D
 		    : ci->ndim == 1 ? VK_IMAGE_TYPE_1D
 				    : VK_IMAGE_TYPE_2D;
@@ -119,6 +152,11 @@ static int check_format(struct llmem_session *s, const struct llmem_image *img,
 				   "image: the device has no format %d for usage 0x%x in memory "
 				   "of handle type 0x%x",
 				   img->format, img->usage, handle_type);
+	if (r == VK_ERROR_FORMAT_NOT_SUPPORTED && img->channels == 3)
+		return llmem_error(-ENOTSUP,
+				   "image: the device has no three-channel format %d for usage "
+				   "0x%x; llmem does not emulate one: use 4 channels",
+				   img->format, img->usage);
 	if (r == VK_ERROR_FORMAT_NOT_SUPPORTED)
 		return llmem_error(-ENOTSUP, "image: the device has no format %d for usage 0x%x",
 				   img->format, img->usage);
@@ -129,6 +167,21 @@ static int check_format(struct llmem_session *s, const struct llmem_image *img,
 				   img->depth, img->height, img->width, max->depth, max->height,
 				   max->width);
 	return 0;
+}
+
+/*
+ * sRGB formats are never storage images on common devices (a shader cannot
+ * write the curve): the default usage leaves STORAGE out where the device
+ * has no storage for the format, rather than failing.
+ */
+static uint32_t default_usage_mask(struct llmem_session *s, VkFormat format)
+{
+	VkFormatProperties fp;
+
+	vkGetPhysicalDeviceFormatProperties(s->physical, format, &fp);
+	if (fp.optimalTilingFeatures & VK_FORMAT_FEATURE_STORAGE_IMAGE_BIT)
+		return ~0u;
+	return ~(uint32_t)LLMEM_IMAGE_STORAGE;
 }
 
 /*
@@ -187,6 +240,8 @@ LLMEM_PUBLIC int llmem_image_create(struct llmem_memory *m,
 		goto out_free;
 	}
 	s = llmem_memory_session(m);
+	if (!info->usage)
+		img->usage &= default_usage_mask(s, img->format);
 
 	VkExternalMemoryImageCreateInfo external = {
 		.sType = VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_IMAGE_CREATE_INFO,
@@ -240,6 +295,37 @@ out_free:
 	return ret;
 }
 
+/* A depth of 1 in four dimensions is a 2D image, so every shape but 1D fits there. */
+LLMEM_PUBLIC int llmem_image_create_like_image(struct llmem_memory *m,
+					       const struct llmem_image *like,
+					       const struct llmem_image_create_info *info,
+					       struct llmem_image **out)
+{
+	struct llmem_image_create_info ci;
+
+	if (!m || !like || !out)
+		return llmem_error(-EINVAL, "image create like: NULL %s",
+				   !m	   ? "memory"
+				   : !like ? "image"
+					   : "out");
+	*out = NULL;
+	if (llmem_memory_session(m) != image_session(like))
+		return llmem_error(-EINVAL, "image create like: the memory is of another session");
+	ci = (struct llmem_image_create_info){
+		.ndim = 4,
+		.shape = { like->depth, like->height, like->width, like->channels },
+		.channel_type = like->channel_type,
+		.channel_order = like->channel_order,
+		.usage = info && info->usage ? info->usage : like->usage,
+		.name = info && info->name ? info->name : like->obj.name,
+	};
+	if (like->type == VK_IMAGE_TYPE_1D) {
+		ci.ndim = 1;
+		ci.shape[0] = like->width;
+	}
+	return llmem_image_create(m, &ci, out);
+}
+
 LLMEM_PUBLIC void llmem_image_destroy(struct llmem_image *img)
 {
 	if (!img)
@@ -250,12 +336,16 @@ LLMEM_PUBLIC void llmem_image_destroy(struct llmem_image *img)
 	free(img);
 }
 
+LLMEM_PUBLIC uint32_t llmem_image_texel_size(const struct llmem_image *img)
+{
+	return img ? img->channels * channel_bytes[img->channel_type] : 0;
+}
+
 LLMEM_PUBLIC uint64_t llmem_image_size(const struct llmem_image *img)
 {
 	if (!img)
 		return 0;
-	return (uint64_t)img->width * img->height * img->depth * img->channels *
-	       channel_bytes[img->channel_type];
+	return (uint64_t)img->width * img->height * img->depth * llmem_image_texel_size(img);
 }
 
 LLMEM_PUBLIC uint32_t llmem_image_width(const struct llmem_image *img)
@@ -281,6 +371,11 @@ LLMEM_PUBLIC uint32_t llmem_image_channels(const struct llmem_image *img)
 LLMEM_PUBLIC uint32_t llmem_image_channel_type(const struct llmem_image *img)
 {
 	return img ? img->channel_type : 0;
+}
+
+LLMEM_PUBLIC uint32_t llmem_image_channel_order(const struct llmem_image *img)
+{
+	return img ? img->channel_order : 0;
 }
 
 LLMEM_PUBLIC uint32_t llmem_image_usage(const struct llmem_image *img)

@@ -17,7 +17,7 @@ struct llmem_image {
 	/* Where the image rests between operations (GENERAL once created). */
 	VkImageLayout layout;
 	uint32_t width, height, depth, channels;
-	uint32_t channel_type;
+	uint32_t channel_type, channel_order;
 	uint32_t usage;
 	/* Live views: migration refuses to move an image they look at. */
 	atomic_int views;

@@ -19,9 +19,10 @@ static struct llmem_session *image_session(const struct llmem_image *img)
 	return llmem_memory_session(img->obj.memory);
 }
 
+/* Normalised types read as floats, like F16 and F32. */
 static bool is_integer(const struct llmem_image *img)
 {
-	return img->channel_type != LLMEM_CHANNEL_F16 && img->channel_type != LLMEM_CHANNEL_F32;
+	return img->channel_type <= LLMEM_CHANNEL_I32;
 }
 
 static const VkSamplerAddressMode address_modes[] = {

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * Image transfers: boxes of an image to and from host memory (through the
- * staging ring: images are optimal tiling, never mapped) and buffers, and
- * clears.
+ * staging ring: images are optimal tiling, never mapped), buffers and other
+ * images, clears and fills.
  */
 #include <errno.h>
 #include <string.h>
@@ -13,6 +13,7 @@
 #include "memory/image.h"
 #include "transfer/queue.h"
 #include "base/box.h"
+#include "transfer/texel.h"
 
 #define STAGE_ALIGN 48
 
@@ -23,20 +24,6 @@ struct img_args {
 	VkExtent3D extent;
 	/* Where the box lies on the linear side. */
 	struct llmem_lin lin;
-};
-
-static const struct {
-	uint32_t bytes;
-	int64_t min, max;
-} channel_types[] = {
-	[LLMEM_CHANNEL_U8] = { 1, 0, UINT8_MAX },
-	[LLMEM_CHANNEL_I8] = { 1, INT8_MIN, INT8_MAX },
-	[LLMEM_CHANNEL_U16] = { 2, 0, UINT16_MAX },
-	[LLMEM_CHANNEL_I16] = { 2, INT16_MIN, INT16_MAX },
-	[LLMEM_CHANNEL_U32] = { 4, 0, UINT32_MAX },
-	[LLMEM_CHANNEL_I32] = { 4, INT32_MIN, INT32_MAX },
-	[LLMEM_CHANNEL_F16] = { 2, 0, 0 },
-	[LLMEM_CHANNEL_F32] = { 4, 0, 0 },
 };
 
 static struct llmem_session *img_session(const struct llmem_image *img)
@@ -300,68 +287,6 @@ LLMEM_PUBLIC int llmem_enqueue_copy_image_to_buffer(struct llmem_queue *q, struc
 	return buffer_image(q, buf, layout, img, region, false, wait_for, event);
 }
 
-/* IEEE binary16 from binary32, rounding to nearest even as GPUs convert. */
-static uint16_t to_half(float f)
-{
-	uint32_t x, mant, h, rem, half, shift;
-	uint16_t sign;
-	int32_t exp;
-
-	memcpy(&x, &f, sizeof(x));
-	sign = (uint16_t)((x >> 16) & 0x8000);
-	mant = x & 0x7fffff;
-	if (((x >> 23) & 0xff) == 0xff)
-		return sign | 0x7c00 | (mant ? 0x200 : 0);
-	exp = (int32_t)((x >> 23) & 0xff) - 127 + 15;
-	if (exp >= 31)
-		return sign | 0x7c00;
-	if (exp <= 0) {
-		if (exp < -10)
-			return sign;
-		mant |= 0x800000;
-		shift = (uint32_t)(14 - exp);
-	} else {
-		mant |= (uint32_t)exp << 23;
-		shift = 13;
-	}
-	h = mant >> shift;
-	rem = mant & ((1u << shift) - 1);
-	half = 1u << (shift - 1);
-	if (rem > half || (rem == half && (h & 1)))
-		h++;
-	return sign | (uint16_t)h;
-}
-
-/* One texel of @c in the image's format, after checking integers fit. */
-static int encode_texel(const struct llmem_image *img, const union llmem_color *c, uint8_t *out)
-{
-	uint32_t type = llmem_image_channel_type(img), n = llmem_image_channels(img);
-	uint32_t bytes = channel_types[type].bytes;
-	bool is_signed =
-		type == LLMEM_CHANNEL_I8 || type == LLMEM_CHANNEL_I16 || type == LLMEM_CHANNEL_I32;
-
-	for (uint32_t i = 0; i < n; i++) {
-		uint8_t *p = out + i * bytes;
-		int64_t v = is_signed ? c->i32[i] : (int64_t)c->u32[i];
-
-		if (type == LLMEM_CHANNEL_F32) {
-			memcpy(p, &c->f32[i], 4);
-		} else if (type == LLMEM_CHANNEL_F16) {
-			uint16_t h = to_half(c->f32[i]);
-
-			memcpy(p, &h, 2);
-		} else if (v < channel_types[type].min || v > channel_types[type].max) {
-			return llmem_error(-EINVAL,
-					   "clear image: channel %u value %lld does not fit", i,
-					   (long long)v);
-		} else {
-			/* Little-endian: the low bytes are the value. */
-			memcpy(p, &v, bytes);
-		}
-	}
-	return 0;
-}
-
 static bool whole_image(const struct img_args *a)
 {
 	return a->origin.x == 0 && a->origin.y == 0 && a->origin.z == 0 &&
@@ -418,7 +343,7 @@ LLMEM_PUBLIC int llmem_enqueue_clear_image(struct llmem_queue *q, struct llmem_i
 	if (!ret)
 		ret = check_region("clear image", img, region, &a);
 	if (!ret)
-		ret = encode_texel(img, color, texel);
+		ret = llmem_texel_encode("clear image", img, color, texel);
 	if (!ret)
 		ret = llmem_queue_op_enter(q, wait_for, false, event);
 	if (ret)
@@ -435,5 +360,131 @@ LLMEM_PUBLIC int llmem_enqueue_clear_image(struct llmem_queue *q, struct llmem_i
 	} else {
 		ret = clear_by_copy(q, &a, texel);
 	}
+	return llmem_queue_op_leave(q, ret, event);
+}
+
+LLMEM_PUBLIC int llmem_enqueue_fill_image(struct llmem_queue *q, struct llmem_image *img,
+					  const struct llmem_image_region *region,
+					  const void *texel, uint32_t texel_size,
+					  const struct llmem_wait_list *wait_for,
+					  struct llmem_event **event)
+{
+	struct img_args a;
+	int ret;
+
+	ret = check_image(q, img, LLMEM_IMAGE_TRANSFER_DST, "fill image");
+	if (!ret && !texel)
+		ret = llmem_error(-EINVAL, "fill image: NULL texel");
+	if (!ret && texel_size != llmem_image_texel_size(img))
+		ret = llmem_error(-EINVAL, "fill image: a %u-byte value for %u-byte texels",
+				  texel_size, llmem_image_texel_size(img));
+	if (!ret)
+		ret = check_region("fill image", img, region, &a);
+	if (!ret)
+		ret = llmem_queue_op_enter(q, wait_for, false, event);
+	if (ret)
+		return ret;
+	if (!llmem_queue_open_record(q))
+		ret = -EIO;
+	else
+		ret = clear_by_copy(q, &a, texel);
+	return llmem_queue_op_leave(q, ret, event);
+}
+
+static bool boxes_overlap(const struct img_args *a, const struct img_args *b)
+{
+	const int32_t ao[3] = { a->origin.x, a->origin.y, a->origin.z };
+	const int32_t bo[3] = { b->origin.x, b->origin.y, b->origin.z };
+	const uint32_t e[3] = { a->extent.width, a->extent.height, a->extent.depth };
+
+	for (int i = 0; i < 3; i++)
+		if (ao[i] + (int64_t)e[i] <= bo[i] || bo[i] + (int64_t)e[i] <= ao[i])
+			return false;
+	return true;
+}
+
+static int check_image_copy(struct llmem_queue *q, struct llmem_image *src, struct llmem_image *dst,
+			    const struct llmem_image_copy *c, struct img_args *s,
+			    struct img_args *d)
+{
+	static const struct llmem_image_copy whole;
+	struct llmem_image_region r;
+	int ret;
+
+	ret = check_image(q, src, LLMEM_IMAGE_TRANSFER_SRC, "copy image");
+	if (!ret)
+		ret = check_image(q, dst, LLMEM_IMAGE_TRANSFER_DST, "copy image");
+	if (ret)
+		return ret;
+	if (llmem_image_texel_size(src) != llmem_image_texel_size(dst))
+		return llmem_error(-EINVAL,
+				   "copy image: %u-byte texels to %u-byte ones; copies need "
+				   "texels of one size",
+				   llmem_image_texel_size(src), llmem_image_texel_size(dst));
+	if (!c)
+		c = &whole;
+	r = (struct llmem_image_region){ { c->src_origin[0], c->src_origin[1], c->src_origin[2] },
+					 { c->extent[0], c->extent[1], c->extent[2] } };
+	ret = check_region("copy image: source", src, &r, s);
+	if (ret)
+		return ret;
+	memcpy(r.origin, c->dst_origin, sizeof(r.origin));
+	r.extent[0] = s->extent.width;
+	r.extent[1] = s->extent.height;
+	r.extent[2] = s->extent.depth;
+	ret = check_region("copy image: destination", dst, &r, d);
+	if (ret)
+		return ret;
+	if (src == dst && boxes_overlap(s, d))
+		return llmem_error(-EINVAL, "copy image: the boxes overlap in one image");
+	return 0;
+}
+
+/*
+ * Within one image both boxes are one subresource, which Vulkan wants in a
+ * single layout: GENERAL serves as source and destination at once.
+ */
+static void record_image_copy(VkCommandBuffer cmd, const struct img_args *s,
+			      const struct img_args *d)
+{
+	bool same = s->img == d->img;
+	VkImageLayout sl = same ? VK_IMAGE_LAYOUT_GENERAL : VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
+	VkImageLayout dl = same ? VK_IMAGE_LAYOUT_GENERAL : VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
+	VkImageCopy region = {
+		.srcSubresource = { VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1 },
+		.srcOffset = s->origin,
+		.dstSubresource = { VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1 },
+		.dstOffset = d->origin,
+		.extent = s->extent,
+	};
+
+	llmem_cmd_barrier(cmd);
+	layout_barrier(cmd, s->img, sl, true);
+	if (!same)
+		layout_barrier(cmd, d->img, dl, true);
+	vkCmdCopyImage(cmd, s->img->vk, sl, d->img->vk, dl, 1, &region);
+	layout_barrier(cmd, s->img, sl, false);
+	if (!same)
+		layout_barrier(cmd, d->img, dl, false);
+}
+
+LLMEM_PUBLIC int llmem_enqueue_copy_image(struct llmem_queue *q, struct llmem_image *src,
+					  struct llmem_image *dst,
+					  const struct llmem_image_copy *copy,
+					  const struct llmem_wait_list *wait_for,
+					  struct llmem_event **event)
+{
+	struct img_args s, d;
+	int ret;
+
+	ret = check_image_copy(q, src, dst, copy, &s, &d);
+	if (!ret)
+		ret = llmem_queue_op_enter(q, wait_for, false, event);
+	if (ret)
+		return ret;
+	if (!llmem_queue_open_record(q))
+		ret = -EIO;
+	else
+		record_image_copy(q->open->cmd, &s, &d);
 	return llmem_queue_op_leave(q, ret, event);
 }

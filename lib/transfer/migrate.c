@@ -60,27 +60,6 @@ out_destroy:
 	return ret;
 }
 
-/* What llmem_image_create() needs for an image of @img's shape, channel
- * type, usage and name: a depth of 1 in four dimensions is a 2D image. */
-static void image_like(const struct llmem_image *img, struct llmem_image_create_info *ci)
-{
-	*ci = (struct llmem_image_create_info){
-		.channel_type = img->channel_type,
-		.usage = img->usage,
-		.name = img->obj.name,
-	};
-	if (img->type == VK_IMAGE_TYPE_1D) {
-		ci->ndim = 1;
-		ci->shape[0] = img->width;
-		return;
-	}
-	ci->ndim = 4;
-	ci->shape[0] = img->depth;
-	ci->shape[1] = img->height;
-	ci->shape[2] = img->width;
-	ci->shape[3] = img->channels;
-}
-
 /* Both images from their tracked layouts to the copy's (@enter) or back. */
 static void copy_layouts(VkCommandBuffer cmd, const struct llmem_image *src,
 			 const struct llmem_image *dst, bool enter)
@@ -150,7 +129,6 @@ LLMEM_PUBLIC int llmem_enqueue_migrate_image(struct llmem_queue *q, struct llmem
 					     const struct llmem_wait_list *wait_for,
 					     struct llmem_event **event)
 {
-	struct llmem_image_create_info ci;
 	struct llmem_image *old, *fresh;
 	char why[448];
 	bool deferred;
@@ -160,8 +138,7 @@ LLMEM_PUBLIC int llmem_enqueue_migrate_image(struct llmem_queue *q, struct llmem
 	if (ret)
 		return ret;
 	old = *image;
-	image_like(old, &ci);
-	ret = llmem_image_create(to, &ci, &fresh);
+	ret = llmem_image_create_like_image(to, old, NULL, &fresh);
 	if (ret) {
 		snprintf(why, sizeof(why), "%s", llmem_last_error());
 		return llmem_error(ret, "migrate image: %s", why);

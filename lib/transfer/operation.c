@@ -90,8 +90,10 @@ static int check_waits(struct llmem_queue *q, const struct llmem_wait_list *w)
 
 		if (!ev)
 			return llmem_error(-EINVAL, "wait list: event %u is NULL", i);
-		if (ev->queue->session != q->session)
+		if (ev->session != q->session)
 			return llmem_error(-EINVAL, "wait list: event %u is of another session", i);
+		if (!ev->queue)
+			continue;
 		/* Own events of the open batch are in order already. */
 		if (ev->queue != q && ev->seq > atomic_load(&ev->queue->submitted))
 			return llmem_error(-EINVAL,
@@ -110,6 +112,15 @@ int llmem_queue_op_enter(struct llmem_queue *q, const struct llmem_wait_list *w,
 
 	if (ret)
 		return ret;
+	/* User events gate the operation here, before anything is recorded. */
+	for (uint32_t i = 0; w && i < w->count; i++) {
+		if (w->events[i]->queue)
+			continue;
+		ret = llmem_user_event_wait(w->events[i], UINT64_MAX);
+		if (ret)
+			return llmem_error(ret, "wait list: user event %u was set to an error (%s)",
+					   i, llmem_strerror(ret));
+	}
 	if (event) {
 		ev = malloc(sizeof(*ev));
 		if (!ev)
@@ -117,7 +128,7 @@ int llmem_queue_op_enter(struct llmem_queue *q, const struct llmem_wait_list *w,
 	}
 	/* Waiting under our lock for another queue's could deadlock. */
 	for (uint32_t i = 0; host_side && w && i < w->count; i++) {
-		if (w->events[i]->queue == q)
+		if (w->events[i]->queue == q || !w->events[i]->queue)
 			continue;
 		ret = llmem_event_wait(w->events[i], UINT64_MAX);
 		if (ret) {
@@ -127,6 +138,8 @@ int llmem_queue_op_enter(struct llmem_queue *q, const struct llmem_wait_list *w,
 	}
 	pthread_mutex_lock(&q->lock);
 	q->pending_event = ev;
+	q->op_first_seq = q->open ? q->open->seq : q->next_seq;
+	q->op_queued_ns = llmem_now_ns();
 	return 0;
 }
 
@@ -135,7 +148,7 @@ bool llmem_queue_host_turn(struct llmem_queue *q, const struct llmem_wait_list *
 	if (q->batch || (q->open && q->open->recorded))
 		return false;
 	for (uint32_t i = 0; w && i < w->count; i++)
-		if (w->events[i]->queue != q &&
+		if (w->events[i]->queue && w->events[i]->queue != q &&
 		    w->events[i]->seq > atomic_load(&w->events[i]->queue->completed))
 			return false;
 	/*
@@ -162,8 +175,7 @@ static void give_event(struct llmem_queue *q, uint64_t seq, struct llmem_event *
 	struct llmem_event *ev = q->pending_event;
 
 	q->pending_event = NULL;
-	ev->queue = q;
-	ev->seq = seq;
+	llmem_queue_event_init(q, ev, seq);
 	*out = ev;
 }
 
@@ -180,13 +192,13 @@ int llmem_queue_op_leave(struct llmem_queue *q, int ret, struct llmem_event **ev
 			q->batch_error = ret;
 		else if (event)
 			give_event(q, llmem_queue_open_record(q) ? q->open->seq : 0, event);
-		pthread_mutex_unlock(&q->lock);
+		llmem_queue_unlock(q);
 		return ret;
 	}
 	if (ret) {
 		/* Pieces already submitted run; the one being filled goes. */
 		llmem_queue_discard_open(q, q->batch);
-		pthread_mutex_unlock(&q->lock);
+		llmem_queue_unlock(q);
 		return ret;
 	}
 	if (q->open && q->open->recorded)
@@ -203,7 +215,7 @@ int llmem_queue_op_leave(struct llmem_queue *q, int ret, struct llmem_event **ev
 		ret = llmem_queue_wait_seq(q, seq, UINT64_MAX);
 	}
 	llmem_queue_retire_done(q);
-	pthread_mutex_unlock(&q->lock);
+	llmem_queue_unlock(q);
 	return ret;
 }
 
@@ -220,7 +232,7 @@ LLMEM_PUBLIC int llmem_queue_begin_batch(struct llmem_queue *q)
 		q->batch = true;
 		q->batch_error = 0;
 	}
-	pthread_mutex_unlock(&q->lock);
+	llmem_queue_unlock(q);
 	return ret;
 }
 
@@ -239,7 +251,7 @@ LLMEM_PUBLIC int llmem_queue_submit_batch(struct llmem_queue *q, struct llmem_ev
 	}
 	pthread_mutex_lock(&q->lock);
 	if (!q->batch) {
-		pthread_mutex_unlock(&q->lock);
+		llmem_queue_unlock(q);
 		free(ev);
 		return llmem_error(-EINVAL, "batch submit: no batch is open");
 	}
@@ -247,13 +259,13 @@ LLMEM_PUBLIC int llmem_queue_submit_batch(struct llmem_queue *q, struct llmem_ev
 	ret = q->batch_error;
 	if (ret) {
 		llmem_queue_discard_open(q, true);
-		pthread_mutex_unlock(&q->lock);
+		llmem_queue_unlock(q);
 		free(ev);
 		return llmem_error(ret, "batch submit: an operation of the batch failed");
 	}
 	/* An empty batch still gets its sequence number, for its events. */
 	if (!llmem_queue_open_record(q)) {
-		pthread_mutex_unlock(&q->lock);
+		llmem_queue_unlock(q);
 		free(ev);
 		return -EIO;
 	}
@@ -271,7 +283,7 @@ LLMEM_PUBLIC void llmem_queue_discard_batch(struct llmem_queue *q)
 		llmem_queue_discard_open(q, q->batch);
 		q->batch = false;
 	}
-	pthread_mutex_unlock(&q->lock);
+	llmem_queue_unlock(q);
 }
 
 LLMEM_PUBLIC int llmem_event_wait(struct llmem_event *ev, uint64_t timeout_ns)
@@ -281,21 +293,129 @@ LLMEM_PUBLIC int llmem_event_wait(struct llmem_event *ev, uint64_t timeout_ns)
 
 	if (!ev)
 		return llmem_error(-EINVAL, "event wait: NULL event");
+	if (!ev->queue) {
+		ret = llmem_user_event_wait(ev, timeout_ns);
+		if (ret == -ETIMEDOUT)
+			return llmem_error(ret, "event wait: user event not set after %llu ns",
+					   (unsigned long long)timeout_ns);
+		return ret ? llmem_error(ret, "event wait: user event set to an error") : 0;
+	}
 	q = ev->queue;
 	pthread_mutex_lock(&q->lock);
 	if (ev->seq > atomic_load(&q->submitted)) {
-		pthread_mutex_unlock(&q->lock);
+		llmem_queue_unlock(q);
 		return llmem_error(-EBUSY, "event wait: its batch is not submitted");
 	}
 	ret = llmem_queue_wait_seq(q, ev->seq, timeout_ns);
-	pthread_mutex_unlock(&q->lock);
+	llmem_queue_unlock(q);
 	if (ret == -ETIMEDOUT)
 		return llmem_error(ret, "event wait: not done after %llu ns",
 				   (unsigned long long)timeout_ns);
 	return ret;
 }
 
-LLMEM_PUBLIC void llmem_event_release(struct llmem_event *ev)
+LLMEM_PUBLIC int llmem_event_status(struct llmem_event *ev)
 {
-	free(ev);
+	struct llmem_queue *q;
+	int ret;
+
+	if (!ev)
+		return llmem_error(-EINVAL, "event status: NULL event");
+	if (!ev->queue)
+		return llmem_user_event_state(ev);
+	q = ev->queue;
+	pthread_mutex_lock(&q->lock);
+	if (ev->seq > atomic_load(&q->submitted)) {
+		ret = LLMEM_EVENT_QUEUED;
+	} else {
+		llmem_queue_retire_done(q);
+		ret = ev->seq <= atomic_load(&q->completed) ? LLMEM_EVENT_COMPLETE
+							    : LLMEM_EVENT_SUBMITTED;
+	}
+	llmem_queue_unlock(q);
+	return ret;
+}
+
+LLMEM_PUBLIC int llmem_event_wait_all(const struct llmem_wait_list *events, uint64_t timeout_ns)
+{
+	uint64_t end = llmem_now_ns() + timeout_ns;
+	int ret;
+
+	if (!events || (events->count && !events->events))
+		return llmem_error(-EINVAL, "event wait all: NULL %s", events ? "array" : "list");
+	for (uint32_t i = 0; i < events->count; i++)
+		if (!events->events[i])
+			return llmem_error(-EINVAL, "event wait all: event %u is NULL", i);
+	for (uint32_t i = 0; i < events->count; i++) {
+		uint64_t now = llmem_now_ns(), left = now < end ? end - now : 0;
+
+		if (timeout_ns >= LLMEM_FOREVER_NS)
+			left = UINT64_MAX;
+		ret = llmem_event_wait(events->events[i], left);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+LLMEM_PUBLIC int llmem_event_get_profile(struct llmem_event *ev, struct llmem_event_profile *p)
+{
+	struct llmem_queue *q;
+	int ret = 0;
+
+	if (!ev || !p)
+		return llmem_error(-EINVAL, "event profile: NULL %s", ev ? "profile" : "event");
+	q = ev->queue;
+	if (!q)
+		return llmem_error(-EINVAL, "event profile: a user event has no profile");
+	if (!(q->flags & LLMEM_QUEUE_PROFILING))
+		return llmem_error(-ENOTSUP, "event profile: the queue was made without "
+					     "LLMEM_QUEUE_PROFILING");
+	pthread_mutex_lock(&q->lock);
+	if (ev->done)
+		*p = ev->profile;
+	else
+		ret = llmem_error(-EBUSY, "event profile: the event is not done");
+	llmem_queue_unlock(q);
+	return ret;
+}
+
+LLMEM_PUBLIC int llmem_event_set_callback(struct llmem_event *ev, llmem_event_callback fn,
+					  void *user)
+{
+	struct llmem_queue *q;
+	bool now;
+	int state;
+
+	if (!ev || !fn)
+		return llmem_error(-EINVAL, "event callback: NULL %s", ev ? "function" : "event");
+	q = ev->queue;
+	if (!q) {
+		pthread_mutex_lock(&ev->user_lock);
+		state = ev->user_state;
+		if (!ev->fn) {
+			ev->fn = fn;
+			ev->user = user;
+		} else {
+			state = -EBUSY;
+		}
+		pthread_mutex_unlock(&ev->user_lock);
+		if (state == -EBUSY)
+			return llmem_error(-EBUSY, "event callback: the event has one");
+		if (state != LLMEM_EVENT_QUEUED)
+			fn(ev, state, user);
+		return 0;
+	}
+	pthread_mutex_lock(&q->lock);
+	if (ev->fn) {
+		pthread_mutex_unlock(&q->lock);
+		return llmem_error(-EBUSY, "event callback: the event has one");
+	}
+	ev->fn = fn;
+	ev->user = user;
+	now = ev->done;
+	llmem_queue_unlock(q);
+	if (now)
+		fn(ev, 0, user);
+	return 0;
 }

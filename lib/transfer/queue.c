@@ -24,7 +24,7 @@
 #include "transfer/queue.h"
 
 #define DEFAULT_RING (32ull << 20)
-#define FLAGS_MASK ((uint32_t)LLMEM_QUEUE_NO_MAPPING)
+#define FLAGS_MASK ((uint32_t)(LLMEM_QUEUE_NO_MAPPING | LLMEM_QUEUE_PROFILING))
 
 LLMEM_PUBLIC int llmem_queue_create(struct llmem_session *s,
 				    const struct llmem_queue_create_info *info,
@@ -59,6 +59,18 @@ LLMEM_PUBLIC int llmem_queue_create(struct llmem_session *s,
 				   (unsigned long long)ci->staging_size,
 				   (unsigned long long)ci->chunk_size);
 	}
+	if (ci->flags & LLMEM_QUEUE_PROFILING) {
+		VkQueueFamilyProperties fam[16];
+		uint32_t n = 16;
+
+		vkGetPhysicalDeviceQueueFamilyProperties(s->physical, &n, fam);
+		if (s->queue_family >= n || !fam[s->queue_family].timestampValidBits) {
+			free(q);
+			return llmem_error(-ENOTSUP, "queue: the device's queue has no timestamps "
+						     "for profiling");
+		}
+		q->timestamp_period = s->props.limits.timestampPeriod;
+	}
 	pci.queueFamilyIndex = s->queue_family;
 	r = vkCreateCommandPool(s->device, &pci, NULL, &q->pool);
 	if (r != VK_SUCCESS) {
@@ -83,6 +95,8 @@ static void record_free(struct llmem_queue *q, struct llmem_record *rec)
 	VkDevice dev = q->session->device;
 
 	vkDestroyFence(dev, rec->fence, NULL);
+	if (rec->timestamps)
+		vkDestroyQueryPool(dev, rec->timestamps, NULL);
 	vkFreeCommandBuffers(dev, q->pool, 1, &rec->cmd);
 	free(rec->waits.items);
 	free(rec->done);
@@ -150,6 +164,7 @@ int llmem_queue_retire_oldest(struct llmem_queue *q, uint64_t timeout)
 	if (rec->ring_end > q->tail)
 		q->tail = rec->ring_end;
 	atomic_store(&q->completed, rec->seq);
+	llmem_queue_record_retired(q, rec);
 	record_finish(q, rec, true, true);
 	return 0;
 }
@@ -198,6 +213,11 @@ struct llmem_record *llmem_queue_open_record(struct llmem_queue *q)
 			.commandBufferCount = 1,
 		};
 		VkFenceCreateInfo fi = { .sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO };
+		VkQueryPoolCreateInfo qi = {
+			.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
+			.queryType = VK_QUERY_TYPE_TIMESTAMP,
+			.queryCount = 2,
+		};
 
 		rec = calloc(1, sizeof(*rec));
 		if (!rec) {
@@ -207,6 +227,8 @@ struct llmem_record *llmem_queue_open_record(struct llmem_queue *q)
 		r = vkAllocateCommandBuffers(dev, &ai, &rec->cmd);
 		if (r == VK_SUCCESS)
 			r = vkCreateFence(dev, &fi, NULL, &rec->fence);
+		if (r == VK_SUCCESS && (q->flags & LLMEM_QUEUE_PROFILING))
+			r = vkCreateQueryPool(dev, &qi, NULL, &rec->timestamps);
 		if (r != VK_SUCCESS) {
 			llmem_vk_error(r, "queue: command buffer and fence");
 			record_free(q, rec);
@@ -219,6 +241,11 @@ struct llmem_record *llmem_queue_open_record(struct llmem_queue *q)
 		rec->next = q->free;
 		q->free = rec;
 		return NULL;
+	}
+	if (rec->timestamps) {
+		vkCmdResetQueryPool(rec->cmd, rec->timestamps, 0, 2);
+		vkCmdWriteTimestamp(rec->cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, rec->timestamps,
+				    0);
 	}
 	rec->next = NULL;
 	rec->seq = q->next_seq++;
@@ -257,6 +284,10 @@ int llmem_queue_submit_open(struct llmem_queue *q)
 
 	vkCmdPipelineBarrier(rec->cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
 			     VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &to_host, 0, NULL, 0, NULL);
+	if (rec->timestamps)
+		vkCmdWriteTimestamp(rec->cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, rec->timestamps,
+				    1);
+	rec->submitted_ns = llmem_now_ns();
 	r = vkEndCommandBuffer(rec->cmd);
 	if (r != VK_SUCCESS) {
 		llmem_queue_discard_open(q, q->batch);
@@ -338,7 +369,7 @@ LLMEM_PUBLIC int llmem_queue_finish(struct llmem_queue *q)
 		ret = llmem_error(-EBUSY, "queue finish: a batch is open");
 	else
 		ret = llmem_queue_wait_seq(q, UINT64_MAX, UINT64_MAX);
-	pthread_mutex_unlock(&q->lock);
+	llmem_queue_unlock(q);
 	return ret;
 }
 
@@ -361,7 +392,8 @@ LLMEM_PUBLIC void llmem_queue_destroy(struct llmem_queue *q)
 	/* Waits nothing was submitted with: their payloads are never used. */
 	llmem_semaphores_clear(q->session, &q->waits);
 	free(q->waits.items);
-	pthread_mutex_unlock(&q->lock);
+	llmem_queue_events_orphan(q);
+	llmem_queue_unlock(q);
 	llmem_buffer_destroy(q->ring);
 	llmem_memory_destroy(q->staging_memory);
 	vkDestroyCommandPool(q->session->device, q->pool, NULL);

@@ -65,6 +65,10 @@ struct llmem_record {
 	 * semaphore it signals for one; destroyed when the record is done. */
 	struct llmem_semaphores waits;
 	VkSemaphore signal;
+	/* LLMEM_QUEUE_PROFILING: timestamps 0 (before the work) and 1 (after),
+	 * and the host's clock at submission. */
+	VkQueryPool timestamps;
+	uint64_t submitted_ns;
 };
 
 struct llmem_queue {
@@ -98,11 +102,37 @@ struct llmem_queue {
 
 	/* sync.c: sync_files the next submission waits for. */
 	struct llmem_semaphores waits;
+
+	/* event.c: events handed out and not yet found done, oldest first;
+	 * those found done whose callbacks run once the lock is dropped; what
+	 * the operation under the lock started with. */
+	struct llmem_event *pending_first, *pending_last;
+	struct llmem_event *fired;
+	uint64_t op_first_seq, op_queued_ns;
+	/* The device's timestampPeriod, when profiling. */
+	double timestamp_period;
 };
 
+/*
+ * An operation's event ({queue, seq}: done once submission @seq is), or a
+ * user event (queue NULL), which the host sets.
+ */
 struct llmem_event {
 	struct llmem_queue *queue;
-	uint64_t seq;
+	struct llmem_session *session;
+	/* The first and the last submission of the operation. */
+	uint64_t first_seq, seq;
+	/* Under the queue's lock: in its pending list, found done. */
+	struct llmem_event *prev, *next;
+	bool linked, done, started;
+	struct llmem_event_profile profile;
+	llmem_event_callback fn;
+	void *user;
+	struct llmem_event *fired_next;
+	/* User events: LLMEM_EVENT_QUEUED until set, then 0 or an error. */
+	pthread_mutex_t user_lock;
+	pthread_cond_t user_cond;
+	int user_state;
 };
 
 /* A piece of staging: @ptr is the host's view of [@off, +size) of @buffer. */
@@ -165,6 +195,27 @@ int llmem_queue_op_leave(struct llmem_queue *q, int ret, struct llmem_event **ev
  */
 bool llmem_queue_host_turn(struct llmem_queue *q, const struct llmem_wait_list *wait_for,
 			   bool blocking);
+
+/*
+ * event.c: llmem_queue_event_init() fills a new operation event for
+ * submission @seq and lists it as pending (done at once when @seq is);
+ * llmem_queue_record_retired() marks the events @rec completes done, with
+ * their profiling times, and queues their callbacks; llmem_queue_unlock()
+ * drops the queue's lock, then runs those callbacks.  llmem_queue_events_orphan()
+ * unlists every pending event, at queue destruction.  llmem_user_event_wait()
+ * waits for a user event: its state, or -ETIMEDOUT; llmem_user_event_state()
+ * reads it.  This file calls nothing of queue.c nor operation.c, which call it.
+ */
+/* Timeouts this long (146 years) are no limit, and sums stay in range. */
+#define LLMEM_FOREVER_NS (1ull << 62)
+
+void llmem_queue_event_init(struct llmem_queue *q, struct llmem_event *ev, uint64_t seq);
+void llmem_queue_record_retired(struct llmem_queue *q, const struct llmem_record *rec);
+void llmem_queue_unlock(struct llmem_queue *q);
+void llmem_queue_events_orphan(struct llmem_queue *q);
+int llmem_user_event_wait(struct llmem_event *ev, uint64_t timeout_ns);
+int llmem_user_event_state(struct llmem_event *ev);
+uint64_t llmem_now_ns(void);
 
 /* Full barrier before an operation: the queue is in order. */
 void llmem_cmd_barrier(VkCommandBuffer cmd);

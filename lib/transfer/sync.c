@@ -110,7 +110,7 @@ LLMEM_PUBLIC int llmem_queue_wait_sync_file(struct llmem_queue *q, int fd)
 		return llmem_sync_file_wait(fd, -1);
 	pthread_mutex_lock(&q->lock);
 	ret = wait_on_device(q, fd);
-	pthread_mutex_unlock(&q->lock);
+	llmem_queue_unlock(q);
 	return ret;
 }
 
@@ -168,11 +168,11 @@ LLMEM_PUBLIC int llmem_queue_signal_sync_file(struct llmem_queue *q, int *fd)
 	/* The record owns the semaphore now, submitted or dropped. */
 	if (!ret)
 		ret = export_signal(q, sem, fd);
-	pthread_mutex_unlock(&q->lock);
+	llmem_queue_unlock(q);
 	return ret;
 
 out_destroy:
-	pthread_mutex_unlock(&q->lock);
+	llmem_queue_unlock(q);
 	vkDestroySemaphore(q->session->device, sem, NULL);
 	return ret;
 }

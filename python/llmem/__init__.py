@@ -111,7 +111,9 @@ class ImageUsage(enum.IntFlag):
     DEFAULT = 8 | 4 | 1 | 2
 
 
-_DTYPES = ("uint8", "int8", "uint16", "int16", "uint32", "int32", "float16", "float32")
+_DTYPES = ("uint8", "int8", "uint16", "int16", "uint32", "int32", "float16", "float32",
+           # The normalised types store integers: their texels' numpy types.
+           "uint8", "int8", "uint16", "int16", "uint8")
 
 
 class ChannelType(enum.IntEnum):
@@ -125,6 +127,11 @@ class ChannelType(enum.IntEnum):
     I32 = 5
     F16 = 6
     F32 = 7
+    UNORM8 = 8
+    SNORM8 = 9
+    UNORM16 = 10
+    SNORM16 = 11
+    SRGB8 = 12
 
     @property
     def dtype(self):

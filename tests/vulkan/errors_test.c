@@ -113,7 +113,9 @@ TEST_F(errors, channels_above_four)
 /* Unknown channel types and usage bits. */
 TEST_F(errors, unknown_type_and_usage)
 {
-	struct llmem_image_create_info ici = { .ndim = 2, .shape = { 4, 4 }, .channel_type = 8 };
+	struct llmem_image_create_info ici = { .ndim = 2,
+					       .shape = { 4, 4 },
+					       .channel_type = LLMEM_CHANNEL_SRGB8 + 1 };
 	struct llmem_buffer_create_info bci = { .size = 16, .usage = 1u << 20 };
 	struct llmem_image *img;
 	struct llmem_buffer *b;

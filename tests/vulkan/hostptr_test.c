@@ -6,6 +6,7 @@
  * CUDA entry points on a machine without CUDA.
  */
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -115,6 +116,107 @@ TEST_F(hostptr, wrap_device_reads_and_writes_in_place)
 	EXPECT_EQ(host[0], at == host ? (uint8_t)7 : 0x11);
 	free(back);
 	free(host);
+}
+
+/*
+ * Coarse-grained SVM over @ptr: the device reads what the host wrote there
+ * and writes there what the host then reads, touching no byte around.
+ */
+static void svm_round_trip(struct __test_metadata *_metadata, struct llmem_session *s,
+			   struct llmem_queue *q, uint8_t *ptr, uint64_t size, uint64_t align)
+{
+	struct llmem_memory_info mi;
+	struct llmem_memory *m, *dev;
+	struct llmem_buffer *all, *copy;
+	uint64_t offset, span;
+	uint8_t before = ptr[-1], after = ptr[size], *back = malloc(size);
+
+	ASSERT_NE(back, NULL);
+	ASSERT_EQ(llmem_memory_create_from_host(s, ptr, size, "svm", &m, &offset), 0)
+	TH_LOG("%s", llmem_last_error());
+	EXPECT_EQ(offset, (uintptr_t)ptr % align);
+	span = (offset + size + align - 1) / align * align;
+	ASSERT_EQ(llmem_memory_get_info(m, &mi), 0);
+	EXPECT_EQ(mi.page_count, 1);
+	EXPECT_EQ(mi.bytes_reserved, span);
+	EXPECT_EQ(mi.backend, LLMEM_BACKEND_IMPORT_HOST_POINTER);
+	ASSERT_EQ(llmem_buffer_create(m, &(struct llmem_buffer_create_info){ .size = span }, &all),
+		  0)
+	TH_LOG("%s", llmem_last_error());
+	ASSERT_EQ(llmem_memory_create(s, NULL, &dev), 0);
+	ASSERT_EQ(
+		llmem_buffer_create(dev, &(struct llmem_buffer_create_info){ .size = size }, &copy),
+		0);
+
+	/* Host → device: a device copy out of the caller's bytes. */
+	for (uint64_t i = 0; i < size; i++)
+		ptr[i] = (uint8_t)(i * 11 + 3);
+	ASSERT_EQ(llmem_enqueue_copy_buffer(q, all, offset, copy, 0, size, NULL, NULL), 0);
+	ASSERT_EQ(llmem_enqueue_read_buffer(q, copy, 0, back, size, NULL, NULL), 0);
+	EXPECT_EQ(memcmp(back, ptr, size), 0);
+
+	/* Device → host: a fill of exactly the caller's range, seen in place. */
+	ASSERT_EQ(
+		llmem_enqueue_fill_buffer(q, all, offset, size, &(uint8_t){ 0x5a }, 1, NULL, NULL),
+		0)
+	TH_LOG("%s", llmem_last_error());
+	for (uint64_t i = 0; i < size; i++) {
+		ASSERT_EQ(ptr[i], 0x5a) TH_LOG("byte %llu", (unsigned long long)i);
+	}
+	EXPECT_EQ(ptr[-1], before);
+	EXPECT_EQ(ptr[size], after);
+
+	llmem_buffer_destroy(copy);
+	llmem_buffer_destroy(all);
+	EXPECT_EQ(llmem_memory_destroy(dev), 0);
+	EXPECT_EQ(llmem_memory_destroy(m), 0);
+	free(back);
+}
+
+/* Host memory of any alignment: malloc'ed, odd offsets, a mapping's middle. */
+TEST_F(hostptr, svm_any_alignment)
+{
+	uint8_t *heap = malloc(3 * self->align + 100), *map;
+	size_t map_size = 4 * self->align;
+
+	ASSERT_NE(heap, NULL);
+	memset(heap, 0xee, 3 * self->align + 100);
+	svm_round_trip(_metadata, self->s, self->q, heap + 1, 1000, self->align);
+	svm_round_trip(_metadata, self->s, self->q, heap + 17, 2 * self->align + 5, self->align);
+	map = mmap(NULL, map_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(map, MAP_FAILED);
+	svm_round_trip(_metadata, self->s, self->q, map + 1, map_size - 2, self->align);
+	svm_round_trip(_metadata, self->s, self->q, map + self->align - 3, 6, self->align);
+	munmap(map, map_size);
+	free(heap);
+}
+
+/* Bad arguments, and a range that is not mapped, leave no memory behind. */
+TEST_F(hostptr, svm_bad_arguments)
+{
+	struct llmem_memory *m = (void *)1;
+	uint8_t byte;
+	uint64_t off;
+	void *hole;
+
+	EXPECT_FAILS(llmem_memory_create_from_host(NULL, &byte, 1, NULL, &m, &off), -EINVAL);
+	EXPECT_FAILS(llmem_memory_create_from_host(self->s, NULL, 1, NULL, &m, &off), -EINVAL);
+	EXPECT_FAILS(llmem_memory_create_from_host(self->s, &byte, 0, NULL, &m, &off), -EINVAL);
+	EXPECT_EQ(m, NULL);
+	EXPECT_FAILS(llmem_memory_create_from_host(self->s, &byte, 1, NULL, NULL, &off), -EINVAL);
+	EXPECT_FAILS(llmem_memory_create_from_host(self->s, &byte, 1, NULL, &m, NULL), -EINVAL);
+	EXPECT_FAILS(llmem_memory_create_from_host(self->s, &byte, UINT64_MAX, NULL, &m, &off),
+		     -EINVAL);
+	/* A range running into a page that is not mapped. */
+	hole = mmap(NULL, 2 * self->align, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
+		    0);
+	ASSERT_NE(hole, MAP_FAILED);
+	munmap((uint8_t *)hole + self->align, self->align);
+	EXPECT_FAILS(llmem_memory_create_from_host(self->s, (uint8_t *)hole + 9, self->align, NULL,
+						   &m, &off),
+		     -EFAULT);
+	EXPECT_EQ(m, NULL);
+	munmap(hole, self->align);
 }
 
 /* Misaligned pointers and sizes are -EINVAL with a message naming the alignment. */

@@ -194,7 +194,9 @@ TEST_F(image, bad_arguments)
 	EXPECT_NE(strstr(llmem_last_error(), "channels"), NULL);
 	ci = (struct llmem_image_create_info){ .ndim = 2, .shape = { 4, 0 } };
 	EXPECT_EQ(llmem_image_create(self->dev, &ci, &img), -EINVAL);
-	ci = (struct llmem_image_create_info){ .ndim = 2, .shape = { 4, 4 }, .channel_type = 8 };
+	ci = (struct llmem_image_create_info){ .ndim = 2,
+					       .shape = { 4, 4 },
+					       .channel_type = LLMEM_CHANNEL_SRGB8 + 1 };
 	EXPECT_EQ(llmem_image_create(self->dev, &ci, &img), -EINVAL);
 	ci = (struct llmem_image_create_info){ .ndim = 2, .shape = { 4, 4 }, .usage = 1u << 9 };
 	EXPECT_EQ(llmem_image_create(self->dev, &ci, &img), -EINVAL);

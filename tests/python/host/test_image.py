@@ -75,7 +75,7 @@ def test_bad_images(memory):
     with pytest.raises(ValueError):
         memory.create_image((1, 2, 3, 4, 5))
     with pytest.raises(llmem.Error) as e:
-        memory.create_image((4, 4), channel_type=9)
+        memory.create_image((4, 4), channel_type=13)
     assert e.value.errno == errno.EINVAL
     assert memory.info.object_count == 0
 
