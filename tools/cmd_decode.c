@@ -27,6 +27,7 @@
 #include "codec_bufs.h"
 #include "commands.h"
 #include "png_writer.h"
+#include "report.h"
 
 #define TIMEOUT_MS 10000
 #define INPUT_BUFS 2
@@ -400,8 +401,10 @@ static int setup_decoder(struct decode_run *r)
 	return 0;
 }
 
-static void print_summary(FILE *f, const struct decode_run *r)
+static void print_summary(FILE *f, const void *run)
 {
+	const struct decode_run *r = run;
+
 	fprintf(f,
 		"{\n  \"input\": \"%s\",\n  \"decoder\": \"%s\",\n  \"decoder_driver\": \"%s\",\n"
 		"  \"codec\": \"FWHT\",\n  \"format\": \"%.4s\",\n  \"width\": %u,\n"
@@ -412,25 +415,6 @@ static void print_summary(FILE *f, const struct decode_run *r)
 		r->capf.width, r->capf.height, r->input_frames, r->frames, r->source_changes,
 		r->stream_len, r->seconds,
 		(long long)llmem_session_validation_messages(r->session));
-}
-
-static int write_summary(const struct decode_run *r)
-{
-	char path[4096];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/summary.json", args.out);
-	f = fopen(path, "we");
-	if (!f) {
-		fprintf(stderr, "llmem decode: %s: %s\n", path, strerror(errno));
-		return -errno;
-	}
-	print_summary(f, r);
-	if (fclose(f)) {
-		fprintf(stderr, "llmem decode: %s: %s\n", path, strerror(errno));
-		return -EIO;
-	}
-	return 0;
 }
 
 static void release(struct decode_run *r)
@@ -477,7 +461,7 @@ static int run(const struct cli_command *cmd, int argc, char **argv)
 	if (!ret)
 		ret = decode_frames(&r);
 	if (!ret && args.out)
-		ret = write_summary(&r);
+		ret = report_write_summary("decode", args.out, print_summary, &r);
 	if (!ret && args.json)
 		print_summary(stdout, &r);
 	else if (!ret && !args.quiet)

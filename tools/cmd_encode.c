@@ -28,6 +28,7 @@
 #include "codec_bufs.h"
 #include "commands.h"
 #include "png_writer.h"
+#include "report.h"
 
 #define TIMEOUT_MS 10000
 #define BITSTREAM_BUFS 2
@@ -323,8 +324,10 @@ static int encode_frames(struct encode_run *r)
 	return ret ? fail(ret, "stop camera") : 0;
 }
 
-static void print_summary(FILE *f, const struct encode_run *r)
+static void print_summary(FILE *f, const void *run)
 {
+	const struct encode_run *r = run;
+
 	fprintf(f,
 		"{\n  \"camera\": \"%s\",\n  \"camera_driver\": \"%s\",\n  \"encoder\": \"%s\",\n"
 		"  \"encoder_driver\": \"%s\",\n  \"format\": \"%.4s\",\n  \"codec\": \"FWHT\",\n"
@@ -339,25 +342,6 @@ static void print_summary(FILE *f, const struct encode_run *r)
 		(unsigned long long)r->bitstream_bytes, (unsigned long long)r->bytes_copied,
 		(long long)r->codec_vmaps, (long long)r->codec_attachments, r->seconds,
 		(long long)llmem_session_validation_messages(r->session));
-}
-
-static int write_summary(const struct encode_run *r)
-{
-	char path[4096];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/summary.json", args.out);
-	f = fopen(path, "we");
-	if (!f) {
-		fprintf(stderr, "llmem encode: %s: %s\n", path, strerror(errno));
-		return -errno;
-	}
-	print_summary(f, r);
-	if (fclose(f)) {
-		fprintf(stderr, "llmem encode: %s: %s\n", path, strerror(errno));
-		return -EIO;
-	}
-	return 0;
 }
 
 static int encode(struct encode_run *r)
@@ -434,7 +418,7 @@ static int run(const struct cli_command *cmd, int argc, char **argv)
 	}
 	ret = encode(&r);
 	if (!ret && args.out)
-		ret = write_summary(&r);
+		ret = report_write_summary("encode", args.out, print_summary, &r);
 	if (!ret && args.json)
 		print_summary(stdout, &r);
 	else if (!ret && !args.quiet)

@@ -260,3 +260,23 @@ bool report_cpu_emulated(void)
 	fclose(f);
 	return found;
 }
+
+int report_write_summary(const char *cmd, const char *dir, void (*print)(FILE *f, const void *run),
+			 const void *run)
+{
+	char path[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/summary.json", dir);
+	f = fopen(path, "we");
+	if (!f) {
+		fprintf(stderr, "llmem %s: %s: %s\n", cmd, path, strerror(errno));
+		return -errno;
+	}
+	print(f, run);
+	if (fclose(f)) {
+		fprintf(stderr, "llmem %s: %s: %s\n", cmd, path, strerror(errno));
+		return -EIO;
+	}
+	return 0;
+}

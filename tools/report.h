@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* The contact sheet's frames at most: sampled evenly over the run. */
 #define REPORT_SHEET_FRAMES 30
@@ -49,6 +50,13 @@ struct report_row {
  */
 int report_write_page(const char *path, const char *title, const struct report_row *rows,
 		      uint32_t count, uint32_t frames, bool emulated);
+
+/*
+ * Writes @dir/summary.json through @print: 0, or a negative errno after a
+ * message that starts "llmem @cmd:" and names the file.
+ */
+int report_write_summary(const char *cmd, const char *dir, void (*print)(FILE *f, const void *run),
+			 const void *run);
 
 /* Whether this CPU is emulated (QEMU's TCG): absolute times mean little. */
 bool report_cpu_emulated(void);
