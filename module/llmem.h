@@ -16,8 +16,10 @@
 #include <linux/dma-resv.h>
 #include <linux/list.h>
 #include <linux/lockdep.h>
+#include <linux/minmax.h>
 #include <linux/mutex.h>
 #include <linux/types.h>
+#include <linux/uaccess.h>
 
 #include <linux/llmem.h>
 
@@ -134,9 +136,26 @@ static inline void llmem_assert_map_locked(struct dma_buf *dmabuf)
 #endif
 }
 
-/* llmem_main.c */
-int llmem_copy_out(void __user *uarg, const void *data, unsigned int usize,
-		   unsigned int ksize);
+/**
+ * llmem_copy_out() - copy a command's struct back to the caller
+ * @uarg: the caller's struct
+ * @data: the module's copy, holding the results
+ * @usize: the size of the caller's struct
+ * @ksize: the size of the module's struct
+ *
+ * No more than the caller passed is written: an older caller's shorter
+ * struct gets the fields it knows.
+ *
+ * Context: process context.
+ * Return: 0, or -EFAULT.
+ */
+static inline int llmem_copy_out(void __user *uarg, const void *data,
+				 unsigned int usize, unsigned int ksize)
+{
+	if (copy_to_user(uarg, data, min(usize, ksize)))
+		return -EFAULT;
+	return 0;
+}
 
 /* llmem_exporter.c */
 struct llmem_buffer *llmem_buffer_of(struct dma_buf *dmabuf);

@@ -3,11 +3,11 @@
  * llmem: the DMA-BUF exporter.
  *
  * Owns struct llmem_buffer and its pages: their allocation (scattered or
- * physically contiguous) against the module's byte cap, the dma_buf_ops an
- * importer calls and the vm_ops of user mappings, which count attachments,
- * device mappings and CPU mappings for the tracker, LLMEM_IOC_ALLOC, and
- * LLMEM_IOC_EXPORT_RANGE, which exports a page range of a buffer as a buffer
- * of its own over the same pages.
+ * physically contiguous) against the module's byte cap (its max_bytes
+ * parameter), the dma_buf_ops an importer calls and the vm_ops of user
+ * mappings, which count attachments, device mappings and CPU mappings for the
+ * tracker, LLMEM_IOC_ALLOC, and LLMEM_IOC_EXPORT_RANGE, which exports a page
+ * range of a buffer as a buffer of its own over the same pages.
  */
 #include <linux/atomic.h>
 #include <linux/dma-buf.h>
@@ -25,6 +25,11 @@
 #include <linux/vmalloc.h>
 
 #include "llmem.h"
+
+unsigned long llmem_max_bytes;
+module_param_named(max_bytes, llmem_max_bytes, ulong, 0444);
+MODULE_PARM_DESC(max_bytes,
+		 "Most bytes all llmem buffers may hold together (default: a quarter of RAM)");
 
 atomic_long_t llmem_live_pages = ATOMIC_LONG_INIT(0);
 LIST_HEAD(llmem_buffers);

@@ -7,10 +7,10 @@
  * CPU may map the pages now.  A DMA-BUF exported by another driver can be
  * asked about too; llmem then reports only what struct dma_buf shows.
  *
- * This file owns the module: its parameter, init and exit, the misc device
- * /dev/llmem, its file operations and the ioctl dispatch, which copies each
- * command's struct in and hands it to the handler in llmem_exporter.c or
- * llmem_tracker.c.  llmem.h says what the files share and how they lock.
+ * This file owns the module: init and exit, the misc device /dev/llmem, its
+ * file operations and the ioctl dispatch, which copies each command's struct
+ * in and hands it to the handler in llmem_exporter.c or llmem_tracker.c.
+ * llmem.h says what the files share and how they lock.
  */
 #include <linux/fs.h>
 #include <linux/list.h>
@@ -23,34 +23,8 @@
 
 #include "llmem.h"
 
-unsigned long llmem_max_bytes;
-module_param_named(max_bytes, llmem_max_bytes, ulong, 0444);
-MODULE_PARM_DESC(max_bytes,
-		 "Most bytes all llmem buffers may hold together (default: a quarter of RAM)");
-
 /* Guards llmem_buffers, llmem_tracked and the files' lists (llmem.h). */
 DEFINE_MUTEX(llmem_lock);
-
-/**
- * llmem_copy_out() - copy a command's struct back to the caller
- * @uarg: the caller's struct
- * @data: the module's copy, holding the results
- * @usize: the size of the caller's struct
- * @ksize: the size of the module's struct
- *
- * No more than the caller passed is written: an older caller's shorter
- * struct gets the fields it knows.
- *
- * Context: process context.
- * Return: 0, or -EFAULT.
- */
-int llmem_copy_out(void __user *uarg, const void *data, unsigned int usize,
-		   unsigned int ksize)
-{
-	if (copy_to_user(uarg, data, min(usize, ksize)))
-		return -EFAULT;
-	return 0;
-}
 
 /**
  * struct llmem_ioctl_desc - one command of /dev/llmem
