@@ -557,20 +557,10 @@ class Image(_Closing, _llmem.Image):
                 f"{self.memory.name!r}>")
 
 
-class Mapping(_Closing, _llmem.Mapping):
-    """Mapped bytes, exported through the buffer protocol and DLPack.
-
-    numpy.asarray(mapping) and numpy.from_dlpack(mapping) are views, not
-    copies.  Each view holds the mapping, and the mapping its buffer: close()
-    stops new views and unmaps once the last one is gone.
-    """
-
-    __slots__ = ()
-
-    def __repr__(self):
-        state = " (released)" if self.released else " (closed)" if self.closed else ""
-        return (f"<llmem.Mapping format {self.format!r} shape {self.shape}, "
-                f"{self.exports} views{state}>")
+# The C type itself, its repr and context manager in C: a mapping is made and
+# dropped on the hot path of zero-copy code, and a Python subclass would make
+# each one a garbage-collected heap object (python -m llmem.bench).
+Mapping = _llmem.Mapping
 
 
 class ImageView(_Closing, _llmem.ImageView):
@@ -826,8 +816,7 @@ class CudaMemory(_Closing, _llmem.CudaMemory):
         return f"<llmem.CudaMemory 0x{self.pointer:x} {self.size} bytes>"
 
 
-_llmem._register(Session=Session, Memory=Memory, Buffer=Buffer, Image=Image,
-                 Mapping=Mapping, Queue=Queue, Event=Event, Camera=Camera, Frame=Frame,
+_llmem._register(Session=Session, Memory=Memory, Buffer=Buffer, Image=Image, Queue=Queue, Event=Event, Camera=Camera, Frame=Frame,
                  Cuda=Cuda, CudaMemory=CudaMemory, UserEvent=UserEvent, ImageView=ImageView,
                  Kernel=Kernel)
 

@@ -20,10 +20,27 @@
 #include <errno.h>
 #include <string.h>
 
+/*
+ * map() and close() in a loop make and drop a mapping each time: the last
+ * one dropped is kept for the next, sparing the allocator.  Under the GIL.
+ */
+static struct pyl_mapping *mapping_spare;
+
+static struct pyl_mapping *mapping_alloc(void)
+{
+	struct pyl_mapping *m = mapping_spare;
+
+	if (!m)
+		return (struct pyl_mapping *)pyl_alloc(PYL_MAPPING);
+	mapping_spare = NULL;
+	memset((char *)m + sizeof(PyObject), 0, sizeof(*m) - sizeof(PyObject));
+	return (struct pyl_mapping *)PyObject_Init((PyObject *)m, &pyl_MappingType);
+}
+
 PyObject *pyl_mapping_new_frame(struct pyl_camera *camera, char *ptr, Py_ssize_t len,
 				const struct pyl_layout *layout)
 {
-	struct pyl_mapping *m = (struct pyl_mapping *)pyl_alloc(PYL_MAPPING);
+	struct pyl_mapping *m = mapping_alloc();
 
 	if (!m)
 		return NULL;
@@ -69,7 +86,7 @@ PyObject *pyl_mapping_new_buffer(struct pyl_buffer *buffer, const char *format, 
 	if (buffer->size > PY_SSIZE_T_MAX)
 		return pyl_error_msg(EOVERFLOW, "buffer of %llu bytes is too large to map",
 				     (unsigned long long)buffer->size);
-	m = (struct pyl_mapping *)pyl_alloc(PYL_MAPPING);
+	m = mapping_alloc();
 	if (!m)
 		return NULL;
 	if (shape || format[0] != 'B') {
@@ -152,7 +169,7 @@ PyObject *pyl_mapping_new_image(struct pyl_image *image)
 	struct pyl_mapping *m;
 	int ret;
 
-	m = (struct pyl_mapping *)pyl_alloc(PYL_MAPPING);
+	m = mapping_alloc();
 	if (!m)
 		return NULL;
 	PYL_PIN(image);
@@ -227,6 +244,10 @@ static void mapping_dealloc(struct pyl_mapping *self)
 	Py_CLEAR(self->buffer);
 	Py_CLEAR(self->image);
 	Py_CLEAR(self->camera);
+	if (Py_TYPE(self) == &pyl_MappingType && !mapping_spare) {
+		mapping_spare = self;
+		return;
+	}
 	Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -475,9 +496,38 @@ static PyObject *mapping_get_image(struct pyl_mapping *self, void *closure)
 	return Py_NewRef(self->image ? (PyObject *)self->image : Py_None);
 }
 
+static PyObject *mapping_enter(struct pyl_mapping *self, PyObject *unused)
+{
+	(void)unused;
+	return Py_NewRef(self);
+}
+
+static PyObject *mapping_exit(struct pyl_mapping *self, PyObject *args)
+{
+	(void)args;
+	return mapping_close(self, NULL);
+}
+
+static PyObject *mapping_repr(struct pyl_mapping *self)
+{
+	PyObject *shape = ssize_tuple(self->layout.shape, self->layout.ndim), *r;
+
+	if (!shape)
+		return NULL;
+	r = PyUnicode_FromFormat("<llmem.Mapping format '%s' shape %R, %zd views%s>",
+				 self->layout.format, shape, self->exports,
+				 self->released	 ? " (released)"
+				 : self->closing ? " (closed)"
+						 : "");
+	Py_DECREF(shape);
+	return r;
+}
+
 static PyMethodDef mapping_methods[] = {
 	{ "close", (PyCFunction)mapping_close, METH_NOARGS,
 	  "No new views; unmaps now, or when the last view is released." },
+	{ "__enter__", (PyCFunction)mapping_enter, METH_NOARGS, "Returns the mapping." },
+	{ "__exit__", (PyCFunction)mapping_exit, METH_VARARGS, "close()" },
 	{ "flush", PYL_FAST(mapping_flush), PYL_FASTKW,
 	  "flush(offset=0, size=None): host writes to the device (llmem_buffer_flush(), or "
 	  "llmem_memory_flush_page() of an image's bytes)" },
@@ -518,11 +568,16 @@ static PyBufferProcs mapping_as_buffer = {
 };
 
 PyTypeObject pyl_MappingType = {
-	PyVarObject_HEAD_INIT(NULL, 0).tp_name = "llmem._llmem.Mapping",
+	PyVarObject_HEAD_INIT(NULL, 0).tp_name = "llmem.Mapping",
 	.tp_basicsize = sizeof(struct pyl_mapping),
 	.tp_dealloc = (destructor)mapping_dealloc,
+	.tp_repr = (reprfunc)mapping_repr,
 	.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
-	.tp_doc = "Mapped bytes exported without a copy (Buffer.map(), Image.map(), Frame.rgba).",
+	.tp_doc = "Mapped bytes exported through the buffer protocol and DLPack (Buffer.map(), "
+		  "Image.map(), Frame.rgba).\n\n"
+		  "numpy.asarray(mapping) and numpy.from_dlpack(mapping) are views, not copies. "
+		  "Each view holds the mapping, and the mapping what it maps: close() (or the end "
+		  "of a with block) stops new views and unmaps once the last one is gone.",
 	.tp_weaklistoffset = offsetof(struct pyl_mapping, weakrefs),
 	.tp_as_buffer = &mapping_as_buffer,
 	.tp_methods = mapping_methods,
