@@ -19,7 +19,7 @@
  * its event: the event lives until the callback has run, and a close()
  * that comes first leaves the release to the callback.  Such a thread is
  * always inside a call that pinned the event's queue, or holds the GIL
- * (user events are set, and callbacks registered, with the GIL held).
+ * (user events are set, and their callbacks registered, with the GIL held).
  */
 #include "_llmem.h"
 
@@ -246,8 +246,18 @@ static PyObject *event_set_callback(struct pyl_event *self, PyObject *fn)
 			q->callbacks->cb_prev = self;
 		q->callbacks = self;
 	}
-	/* With the GIL held: an event already done calls back from here. */
-	ret = llmem_event_set_callback(self->ev, event_fired, self);
+	/*
+	 * An event already done calls back from here.  A queue's event takes
+	 * its queue's lock, which a blocking operation holds for as long as it
+	 * runs: without the GIL, pinned.  A user event's, with it.
+	 */
+	if (q) {
+		pyl_event_pin(self);
+		PYL_NOGIL(ret = llmem_event_set_callback(self->ev, event_fired, self));
+		pyl_event_unpin(self);
+	} else {
+		ret = llmem_event_set_callback(self->ev, event_fired, self);
+	}
 	if (ret) {
 		callback_drop(self);
 		return pyl_error(ret);

@@ -257,8 +257,11 @@ PyObject *pyl_op_end(struct pyl_op *op, int ret)
 		}
 	}
 	if (!e && op->ev) {
-		/* What it uses must stay until the device is done. */
+		/* What it uses must stay until the device is done; pinned, the
+		 * queue outlives callbacks this wait runs. */
+		q->busy++;
 		PYL_NOGIL(llmem_event_wait(op->ev, UINT64_MAX));
+		q->busy--;
 		llmem_event_release(op->ev);
 	}
 	pyl_op_free(op);
