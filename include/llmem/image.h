@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Images: optimal-tiling VkImages laid out in pages of a memory, shaped as
- * Lluvia shapes them, and views with their samplers.
+ * Images: VkImages laid out in pages of a memory, shaped as Lluvia shapes
+ * them, and views with their samplers.  Optimal tiling by default; linear
+ * tiling on request, which the host can map.
  *
  * Layouts are the library's business: an image is in GENERAL from its
  * creation on, every copy the library records transitions it as needed and
@@ -75,6 +76,19 @@ enum llmem_image_usage {
 	LLMEM_IMAGE_COLOR_ATTACHMENT = 1u << 4,
 };
 
+/*
+ * How the texels lie in memory.  Optimal tiling is the device's own order,
+ * for the device alone.  Linear tiling puts rows one after another at a row
+ * pitch the driver chooses, so that the host can map the image
+ * (llmem_image_map()); devices have it for fewer formats, usages and shapes
+ * (Vulkan promises only 2D images used for transfers) and read it more
+ * slowly.
+ */
+enum llmem_image_tiling {
+	LLMEM_TILING_OPTIMAL = 0,
+	LLMEM_TILING_LINEAR = 1,
+};
+
 #define LLMEM_IMAGE_DEFAULT_USAGE                                               \
 	(LLMEM_IMAGE_STORAGE | LLMEM_IMAGE_SAMPLED | LLMEM_IMAGE_TRANSFER_SRC | \
 	 LLMEM_IMAGE_TRANSFER_DST)
@@ -105,30 +119,33 @@ struct llmem_image_create_info {
 	uint32_t channel_type;
 	/* enum llmem_image_usage; leave 0 for LLMEM_IMAGE_DEFAULT_USAGE,
 	 * less STORAGE where the device cannot store to the format (sRGB on
-	 * most devices): llmem_image_usage() tells. */
+	 * most devices) and, for linear tiling, less SAMPLED where it cannot
+	 * sample it that way: llmem_image_usage() tells. */
 	uint32_t usage;
 	/* Debug name; copied; leave NULL for none. */
 	const char *name;
 	/* enum llmem_channel_order; leave 0 for RGBA.  BGRA needs 3 or 4
 	 * channels of an 8-bit type. */
 	uint32_t channel_order;
+	/* enum llmem_image_tiling; leave 0 for optimal. */
+	uint32_t tiling;
 };
 
 /**
  * llmem_image_create() - place a new image in @memory, in GENERAL layout.
  *
  * Return: 0; -EINVAL for NULL arguments, ndim 0 or above 4, an extent of 0,
- * channels above 4, an unknown channel type, order or usage bits, BGRA
- * with other than 3 or 4 channels of 8 bits; -ENOTSUP when the device has
- * no such format for that usage (or not in this size), or the memory's type
- * cannot hold the image; -ENOMEM; -EIO.
+ * channels above 4, an unknown channel type, order, tiling or usage bits,
+ * BGRA with other than 3 or 4 channels of 8 bits; -ENOTSUP when the device
+ * has no such format for that usage and tiling (or not in this size), or
+ * the memory's type cannot hold the image; -ENOMEM; -EIO.
  */
 int llmem_image_create(struct llmem_memory *memory, const struct llmem_image_create_info *info,
 		       struct llmem_image **out);
 
 /**
  * llmem_image_create_like_image() - an image of @like's shape, channel type,
- * channel order and usage in @memory (Lluvia's createImageLike); texels
+ * channel order, tiling and usage in @memory (Lluvia's createImageLike); texels
  * are not copied (llmem_enqueue_copy_image() does that).
  * @info: NULL, or overrides: a non-zero usage replaces @like's; a name is
  *	used (NULL: @like's name).  Its shape and types are ignored.
@@ -161,7 +178,44 @@ uint32_t llmem_image_usage(const struct llmem_image *image);
 uint32_t llmem_image_layout(const struct llmem_image *image);
 /* The VkFormat chosen for the channels, their type and order. */
 uint32_t llmem_image_format(const struct llmem_image *image);
+/* enum llmem_image_tiling. */
+uint32_t llmem_image_tiling(const struct llmem_image *image);
 struct llmem_memory *llmem_image_memory(const struct llmem_image *image);
+
+/* Where a mapped linear image's texels lie (vkGetImageSubresourceLayout). */
+struct llmem_image_mapping {
+	/* The first texel: row 0 of slice 0. */
+	void *data;
+	/* Bytes from @data to the end of the texels, padding included. */
+	uint64_t size;
+	/* Bytes between the starts of two rows, and of two slices (for images
+	 * of one slice, row_pitch × height). */
+	uint64_t row_pitch;
+	uint64_t slice_pitch;
+};
+
+/**
+ * llmem_image_map() - a linear image's texels in this process.
+ * @mapping: (out) where they lie; texels of a row are tightly packed.
+ *
+ * Maps the image's page as llmem_buffer_map() does: maps nest, each needs
+ * its llmem_image_unmap(), and the page's mapping is shared with the other
+ * objects on it.  The image's first move out of UNDEFINED, which may discard
+ * its contents, is made and waited for before the pointer is handed out.
+ * As with buffers, host writes reach the device and device writes the host
+ * as the memory's coherence says: on memory that is not HOST_COHERENT,
+ * llmem_memory_flush_page() and llmem_memory_invalidate_page() of the
+ * image's allocation (llmem_image_get_allocation()) order them.
+ *
+ * Return: 0; -EINVAL for NULL arguments or an image of optimal tiling, whose
+ * texels are in an order only the device knows (copy them to a buffer, or
+ * create the image with LLMEM_TILING_LINEAR); -EPERM when the memory is not
+ * host visible; -ENOMEM or -EIO when mapping fails.
+ */
+int llmem_image_map(struct llmem_image *image, struct llmem_image_mapping *mapping);
+
+/* Return: 0; -EINVAL for NULL or an image that is not mapped. */
+int llmem_image_unmap(struct llmem_image *image);
 
 /* Return: 0, or -EINVAL for NULL. */
 int llmem_image_get_allocation(const struct llmem_image *image,

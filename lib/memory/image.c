@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * Images: Lluvia's shapes as optimal-tiling VkImages placed in pages, and
- * the layout each one is in.  Views and samplers are in view.c.
+ * Images: Lluvia's shapes as VkImages placed in pages, the layout each one
+ * is in, and the host's mapping of linear ones.  Views and samplers are in
+ * view.c.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -119,6 +120,10 @@ static int parse_shape(const struct llmem_image_create_info *ci, struct llmem_im
 	img->type = img->depth > 1  ? VK_IMAGE_TYPE_3D
 		    : ci->ndim == 1 ? VK_IMAGE_TYPE_1D
 				    : VK_IMAGE_TYPE_2D;
+	if (ci->tiling > LLMEM_TILING_LINEAR)
+		return llmem_error(-EINVAL, "image: unknown tiling %u", ci->tiling);
+	img->tiling = ci->tiling == LLMEM_TILING_LINEAR ? VK_IMAGE_TILING_LINEAR
+							: VK_IMAGE_TILING_OPTIMAL;
 	return 0;
 }
 
@@ -139,7 +144,7 @@ static int check_format(struct llmem_session *s, const struct llmem_image *img,
 		.pNext = handle_type ? &external : NULL,
 		.format = img->format,
 		.type = img->type,
-		.tiling = VK_IMAGE_TILING_OPTIMAL,
+		.tiling = img->tiling,
 		.usage = img->usage,
 	};
 	VkImageFormatProperties2 fp = { .sType = VK_STRUCTURE_TYPE_IMAGE_FORMAT_PROPERTIES_2 };
@@ -157,6 +162,11 @@ static int check_format(struct llmem_session *s, const struct llmem_image *img,
 				   "image: the device has no three-channel format %d for usage "
 				   "0x%x; llmem does not emulate one: use 4 channels",
 				   img->format, img->usage);
+	if (r == VK_ERROR_FORMAT_NOT_SUPPORTED && img->tiling == VK_IMAGE_TILING_LINEAR)
+		return llmem_error(-ENOTSUP,
+				   "image: the device has no linear %uD image of format %d for "
+				   "usage 0x%x",
+				   img->type + 1, img->format, img->usage);
 	if (r == VK_ERROR_FORMAT_NOT_SUPPORTED)
 		return llmem_error(-ENOTSUP, "image: the device has no format %d for usage 0x%x",
 				   img->format, img->usage);
@@ -172,16 +182,24 @@ static int check_format(struct llmem_session *s, const struct llmem_image *img,
 /*
  * sRGB formats are never storage images on common devices (a shader cannot
  * write the curve): the default usage leaves STORAGE out where the device
- * has no storage for the format, rather than failing.
+ * has no storage for the format, rather than failing.  Linear tiling is
+ * often transfer-only, so there SAMPLED goes the same way.
  */
-static uint32_t default_usage_mask(struct llmem_session *s, VkFormat format)
+static uint32_t default_usage_mask(struct llmem_session *s, const struct llmem_image *img)
 {
+	VkFormatFeatureFlags features;
 	VkFormatProperties fp;
+	uint32_t mask = ~0u;
 
-	vkGetPhysicalDeviceFormatProperties(s->physical, format, &fp);
-	if (fp.optimalTilingFeatures & VK_FORMAT_FEATURE_STORAGE_IMAGE_BIT)
-		return ~0u;
-	return ~(uint32_t)LLMEM_IMAGE_STORAGE;
+	vkGetPhysicalDeviceFormatProperties(s->physical, img->format, &fp);
+	features = img->tiling == VK_IMAGE_TILING_LINEAR ? fp.linearTilingFeatures
+							 : fp.optimalTilingFeatures;
+	if (!(features & VK_FORMAT_FEATURE_STORAGE_IMAGE_BIT))
+		mask &= ~(uint32_t)LLMEM_IMAGE_STORAGE;
+	if (img->tiling == VK_IMAGE_TILING_LINEAR &&
+	    !(features & VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT))
+		mask &= ~(uint32_t)LLMEM_IMAGE_SAMPLED;
+	return mask;
 }
 
 /*
@@ -241,7 +259,7 @@ LLMEM_PUBLIC int llmem_image_create(struct llmem_memory *m,
 	}
 	s = llmem_memory_session(m);
 	if (!info->usage)
-		img->usage &= default_usage_mask(s, img->format);
+		img->usage &= default_usage_mask(s, img);
 
 	VkExternalMemoryImageCreateInfo external = {
 		.sType = VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_IMAGE_CREATE_INFO,
@@ -259,7 +277,7 @@ LLMEM_PUBLIC int llmem_image_create(struct llmem_memory *m,
 		.mipLevels = 1,
 		.arrayLayers = 1,
 		.samples = VK_SAMPLE_COUNT_1_BIT,
-		.tiling = VK_IMAGE_TILING_OPTIMAL,
+		.tiling = img->tiling,
 		.usage = img->usage,
 		.sharingMode = VK_SHARING_MODE_EXCLUSIVE,
 		.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED,
@@ -270,7 +288,7 @@ LLMEM_PUBLIC int llmem_image_create(struct llmem_memory *m,
 		goto out_free;
 	}
 	vkGetImageMemoryRequirements(s->device, img->vk, &req);
-	ret = llmem_memory_place(m, &img->obj, &req, true, &page);
+	ret = llmem_memory_place(m, &img->obj, &req, img->tiling == VK_IMAGE_TILING_OPTIMAL, &page);
 	if (ret)
 		goto out_destroy_image;
 	r = llmem_memory_bind(m, img->obj.alloc.page, img->obj.alloc.offset, VK_NULL_HANDLE,
@@ -318,6 +336,8 @@ LLMEM_PUBLIC int llmem_image_create_like_image(struct llmem_memory *m,
 		.channel_order = like->channel_order,
 		.usage = info && info->usage ? info->usage : like->usage,
 		.name = info && info->name ? info->name : like->obj.name,
+		.tiling = like->tiling == VK_IMAGE_TILING_LINEAR ? LLMEM_TILING_LINEAR
+								 : LLMEM_TILING_OPTIMAL,
 	};
 	if (like->type == VK_IMAGE_TYPE_1D) {
 		ci.ndim = 1;
@@ -393,6 +413,12 @@ LLMEM_PUBLIC uint32_t llmem_image_format(const struct llmem_image *img)
 	return img ? (uint32_t)img->format : VK_FORMAT_UNDEFINED;
 }
 
+LLMEM_PUBLIC uint32_t llmem_image_tiling(const struct llmem_image *img)
+{
+	return img && img->tiling == VK_IMAGE_TILING_LINEAR ? LLMEM_TILING_LINEAR
+							    : LLMEM_TILING_OPTIMAL;
+}
+
 LLMEM_PUBLIC struct llmem_memory *llmem_image_memory(const struct llmem_image *img)
 {
 	return img ? img->obj.memory : NULL;
@@ -405,4 +431,50 @@ LLMEM_PUBLIC int llmem_image_get_allocation(const struct llmem_image *img,
 		return llmem_error(-EINVAL, "image allocation: NULL argument");
 	*a = img->obj.alloc;
 	return 0;
+}
+
+/*
+ * The move out of UNDEFINED may discard the texels, so it is done before
+ * the host can write any; it costs a wait once per image.
+ */
+LLMEM_PUBLIC int llmem_image_map(struct llmem_image *img, struct llmem_image_mapping *mapping)
+{
+	VkImageSubresource sub = { .aspectMask = VK_IMAGE_ASPECT_COLOR_BIT };
+	VkSubresourceLayout layout;
+	void *ptr;
+	int ret;
+
+	if (!img || !mapping)
+		return llmem_error(-EINVAL, "image map: NULL %s", img ? "mapping" : "image");
+	if (img->tiling != VK_IMAGE_TILING_LINEAR)
+		return llmem_error(-EINVAL,
+				   "image map: image #%llu '%s' has optimal tiling, an order only "
+				   "the device knows: create it with LLMEM_TILING_LINEAR, or copy "
+				   "it to a buffer",
+				   (unsigned long long)img->obj.id, img->obj.name);
+	ret = llmem_memory_check_mappable(img->obj.memory);
+	if (ret)
+		return ret;
+	ret = llmem_first_use_settle(image_session(img), &img->first_use);
+	if (ret)
+		return ret;
+	ret = llmem_memory_map(img->obj.memory, &img->obj, &ptr);
+	if (ret)
+		return ret;
+	vkGetImageSubresourceLayout(image_session(img)->device, img->vk, &sub, &layout);
+	*mapping = (struct llmem_image_mapping){
+		.data = (char *)ptr + layout.offset,
+		.size = layout.size,
+		.row_pitch = layout.rowPitch,
+		.slice_pitch = img->type == VK_IMAGE_TYPE_3D ? layout.depthPitch
+							     : layout.rowPitch * img->height,
+	};
+	return 0;
+}
+
+LLMEM_PUBLIC int llmem_image_unmap(struct llmem_image *img)
+{
+	if (!img)
+		return llmem_error(-EINVAL, "image unmap: NULL image");
+	return llmem_memory_unmap(img->obj.memory, &img->obj);
 }

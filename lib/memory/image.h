@@ -14,6 +14,7 @@ struct llmem_image {
 	VkImage vk;
 	VkImageType type;
 	VkFormat format;
+	VkImageTiling tiling;
 	/* Where the image rests between operations (GENERAL once created). */
 	VkImageLayout layout;
 	uint32_t width, height, depth, channels;

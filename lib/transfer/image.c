@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * Image transfers: boxes of an image to and from host memory (through the
- * staging ring: images are optimal tiling, never mapped), buffers and other
- * images, clears and fills.
+ * staging ring, linear images too: only their caller maps them), buffers and
+ * other images, clears and fills.
  */
 #include <errno.h>
 #include <string.h>

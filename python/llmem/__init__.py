@@ -25,6 +25,7 @@ See docs/python.md.
 import collections
 import contextlib
 import enum
+import struct
 
 from . import _llmem
 from ._llmem import Error
@@ -35,6 +36,12 @@ __all__ = [
     "BufferUsage",
     "ImageUsage",
     "ChannelType",
+    "ChannelOrder",
+    "Tiling",
+    "Filter",
+    "AddressMode",
+    "BindingType",
+    "EventStatus",
     "Sharing",
     "Backend",
     "Caps",
@@ -48,6 +55,7 @@ __all__ = [
     "ObjectInfo",
     "PageStats",
     "QueueInfo",
+    "EventProfile",
     "DmaBuf",
     "DmaBufFrame",
     "FrameLayout",
@@ -59,6 +67,9 @@ __all__ = [
     "Mapping",
     "Queue",
     "Event",
+    "UserEvent",
+    "ImageView",
+    "Kernel",
     "Camera",
     "Frame",
     "Cuda",
@@ -69,6 +80,7 @@ __all__ = [
     "enqueue_copy",
     "enqueue_fill_buffer",
     "enqueue_clear_image",
+    "enqueue_fill_image",
     "wait_for_events",
     "strerror",
 ]
@@ -149,6 +161,67 @@ class ChannelType(enum.IntEnum):
         if name in _DTYPES:
             return cls(_DTYPES.index(name))
         raise ValueError(f"no channel type for {value!r}: one of {', '.join(_DTYPES)}")
+
+
+class ChannelOrder(enum.IntEnum):
+    """enum llmem_channel_order: the channels' order in memory (BGRA: 8-bit types,
+    3 or 4 channels, as DRM's XRGB8888 frames hold them)."""
+
+    RGBA = 0
+    BGRA = 1
+
+
+class Tiling(enum.IntEnum):
+    """enum llmem_image_tiling: OPTIMAL is the device's own texel order; LINEAR
+    rows the host can map (Image.map()), on fewer formats and usages."""
+
+    OPTIMAL = 0
+    LINEAR = 1
+
+
+class Filter(enum.IntEnum):
+    """enum llmem_filter of an ImageView's sampler."""
+
+    NEAREST = 0
+    LINEAR = 1
+
+
+class AddressMode(enum.IntEnum):
+    """enum llmem_address_mode of an ImageView's sampler, on every axis."""
+
+    REPEAT = 0
+    MIRRORED_REPEAT = 1
+    CLAMP_TO_EDGE = 2
+    CLAMP_TO_BORDER = 3
+    MIRROR_CLAMP_TO_EDGE = 4
+
+
+class BindingType(enum.IntEnum):
+    """enum llmem_binding_type: what binding i of a Kernel's set 0 is."""
+
+    STORAGE_BUFFER = 0
+    UNIFORM_BUFFER = 1
+    STORAGE_IMAGE = 2
+    SAMPLED_IMAGE = 3
+
+
+class EventStatus(enum.IntEnum):
+    """enum llmem_event_state: Event.status (PyOpenCL's command_execution_status)."""
+
+    COMPLETE = 0
+    SUBMITTED = 1
+    QUEUED = 2
+
+
+def _enum(cls, value, what):
+    """An enum member from itself, its value or its name in any case ("linear")."""
+    if isinstance(value, str):
+        try:
+            return cls[value.upper().replace("-", "_")]
+        except KeyError:
+            raise ValueError(f"unknown {what} {value!r}: one of "
+                             f"{', '.join(m.name.lower() for m in cls)}") from None
+    return value
 
 
 class Sharing(enum.IntEnum):
@@ -233,8 +306,12 @@ PageStats = _tuple(
     "PageStats",
     "pages dedicated_pages bytes used_bytes free_bytes free_ranges largest_free objects",
     "llmem_page_stats of one page or of all of them.")
-QueueInfo = _tuple("QueueInfo", "no_mapping staging_size chunk_size",
+QueueInfo = _tuple("QueueInfo", "no_mapping staging_size chunk_size profiling",
                    "What a queue was created with, defaults resolved.")
+EventProfile = _tuple(
+    "EventProfile", "queued submitted start end",
+    "Profiling times of a done event in nanoseconds (PyOpenCL's event.profile): queued and "
+    "submitted on the host's CLOCK_MONOTONIC, start and end on the device's own clock.")
 DmaBuf = _tuple(
     "DmaBuf", "fd offset size",
     "A buffer as a DMA-BUF: fd is a new file descriptor the caller owns and must close "
@@ -365,13 +442,18 @@ class Memory(_Closing, _llmem.Memory):
         """PageStats of one page, or (None) totals over every page."""
         return PageStats(**self._page_stats(page))
 
-    def create_image(self, shape, channel_type=ChannelType.U8, usage=0, name=None):
+    def create_image(self, shape, channel_type=ChannelType.U8, usage=0, name=None, *,
+                     order=ChannelOrder.RGBA, tiling=Tiling.OPTIMAL):
         """An Image of Lluvia's shape: (width), (height, width), (height, width,
         channels) or (depth, height, width, channels); channel_type a
-        ChannelType or a numpy dtype (uint8 ... float32)."""
+        ChannelType or a numpy dtype (uint8 ... float32); order a ChannelOrder
+        or "rgba"/"bgra"; tiling a Tiling or "optimal"/"linear" (linear images
+        map: Image.map())."""
         if not isinstance(channel_type, int):
             channel_type = ChannelType.of(channel_type)
-        return super().create_image(shape, channel_type, usage, name)
+        return super().create_image(shape, channel_type, usage, name,
+                                    order=_enum(ChannelOrder, order, "order"),
+                                    tiling=_enum(Tiling, tiling, "tiling"))
 
     def __repr__(self):
         if self.closed:
@@ -450,9 +532,23 @@ class Image(_Closing, _llmem.Image):
         return ImageUsage(self._usage)
 
     @property
+    def order(self):
+        return ChannelOrder(self._order)
+
+    @property
+    def tiling(self):
+        return Tiling(self._tiling)
+
+    @property
     def allocation_info(self):
         """AllocationInfo(page, offset, left_padding, size)."""
         return AllocationInfo(*self._allocation())
+
+    def view(self, filter=Filter.NEAREST, address_mode=AddressMode.REPEAT, unnormalized=False):
+        """An ImageView and its sampler, for a Kernel's image bindings; filter and
+        address_mode as enums or names ("linear", "clamp_to_edge")."""
+        return super().view(_enum(Filter, filter, "filter"),
+                            _enum(AddressMode, address_mode, "address mode"), unnormalized)
 
     def __repr__(self):
         if self.closed:
@@ -461,20 +557,80 @@ class Image(_Closing, _llmem.Image):
                 f"{self.memory.name!r}>")
 
 
-class Mapping(_Closing, _llmem.Mapping):
-    """Mapped bytes, exported through the buffer protocol and DLPack.
+# The C type itself, its repr and context manager in C: a mapping is made and
+# dropped on the hot path of zero-copy code, and a Python subclass would make
+# each one a garbage-collected heap object (python -m llmem.bench).
+Mapping = _llmem.Mapping
 
-    numpy.asarray(mapping) and numpy.from_dlpack(mapping) are views, not
-    copies.  Each view holds the mapping, and the mapping its buffer: close()
-    stops new views and unmaps once the last one is gone.
+
+class ImageView(_Closing, _llmem.ImageView):
+    """A view of an image with its sampler (Image.view()); it holds its image,
+    whose close() raises llmem.Error(EBUSY) while views of it live."""
+
+    __slots__ = ()
+
+    @property
+    def filter(self):
+        return Filter(self._info()[0])
+
+    @property
+    def address_mode(self):
+        return AddressMode(self._info()[1])
+
+    @property
+    def unnormalized(self):
+        return self._info()[2]
+
+    def __repr__(self):
+        if self.closed:
+            return "<llmem.ImageView (closed)>"
+        return (f"<llmem.ImageView of {self.image.name!r} {self.filter.name.lower()} "
+                f"{self.address_mode.name.lower()}>")
+
+
+class Kernel(_Closing, _llmem.Kernel):
+    """Kernel(session, spirv=None, *, path=None, bindings=(), push_size=0, entry=None,
+    name=None): a SPIR-V compute shader of one's own (kernel.h).
+
+    spirv is the module's bytes (or anything with the buffer protocol), or
+    path names a file of it; bindings lists a BindingType per binding of
+    descriptor set 0; push_size is the bytes of its push constants.
+    Queue.dispatch() runs it.  close() raises llmem.Error(EBUSY) while
+    dispatches of it are in flight.
     """
 
     __slots__ = ()
 
+    @property
+    def bindings(self):
+        return tuple(BindingType(b) for b in self._bindings)
+
     def __repr__(self):
-        state = " (released)" if self.released else " (closed)" if self.closed else ""
-        return (f"<llmem.Mapping format {self.format!r} shape {self.shape}, "
-                f"{self.exports} views{state}>")
+        if self.closed:
+            return f"<llmem.Kernel {self.name!r} (closed)>"
+        return (f"<llmem.Kernel {self.name!r} "
+                f"{', '.join(b.name.lower() for b in self.bindings) or 'no bindings'}, "
+                f"{self.push_size} bytes of push constants>")
+
+
+_TEXEL_FORMATS = "BbHhIiefBbHhB"
+
+
+def _texel(image, value):
+    """One texel of the image's type: bytes-like objects as they are, a sequence of
+    channel values (integers for the integer and normalised types, floats for
+    f16 and f32; in the image's channel order) packed."""
+    if not isinstance(value, (list, tuple)) and _has_buffer(value):
+        return value
+    values = tuple(value)
+    if len(values) != image.channels:
+        raise ValueError(f"texel has {len(values)} values: the image has {image.channels} "
+                         f"channels")
+    try:
+        return struct.pack(f"<{len(values)}{_TEXEL_FORMATS[image._channel_type]}", *values)
+    except struct.error as e:
+        raise ValueError(f"texel {values!r} does not fit the image's "
+                         f"{image.channel_type.name} channels: {e}") from None
 
 
 class _Batch:
@@ -515,6 +671,13 @@ class Queue(_Closing, _llmem.Queue):
         """enqueue_copy(self, dst, src, **kwargs)."""
         return enqueue_copy(self, dst, src, **kwargs)
 
+    def fill_image(self, image, texel, origin=None, region=None, *, wait_for=None,
+                   blocking=True):
+        """Set every texel of a box of image to texel, a value of its own type: bytes
+        of one texel, or a sequence of channel values (see enqueue_fill_image())."""
+        return super().fill_image(image, _texel(image, texel), origin, region,
+                                  wait_for=wait_for, blocking=blocking)
+
     def batch(self, blocking=True):
         """with queue.batch() as b: operations go to the device in one submission
         at the end of the block (b.event with blocking=False); discarded on an
@@ -526,14 +689,51 @@ class Queue(_Closing, _llmem.Queue):
 
 
 class Event(_Closing, _llmem.Event):
-    """The completion of an operation: wait(timeout=None), done."""
+    """The completion of an operation: wait(timeout=None), done, status, profile,
+    set_callback(fn)."""
 
     __slots__ = ()
 
+    @property
+    def status(self):
+        """EventStatus, without waiting; a user event set to an error gives that
+        error as a negative errno (PyOpenCL's command_execution_status)."""
+        s = self._status()
+        return EventStatus(s) if s >= 0 else s
+
+    @property
+    def profile(self):
+        """EventProfile of a done event of a Queue(profiling=True):
+        llmem.Error(EBUSY) before it is done (wait() first), ENOTSUP without profiling."""
+        return EventProfile(*self._profile())
+
     def __repr__(self):
         if self.closed:
-            return "<llmem.Event (closed)>"
-        return f"<llmem.Event {'done' if self.done else 'pending'}>"
+            return f"<llmem.{type(self).__name__} (closed)>"
+        s = self.status
+        state = s.name.lower() if isinstance(s, EventStatus) else f"error {strerror(s)!r}"
+        return f"<llmem.{type(self).__name__} {state}>"
+
+
+class UserEvent(_llmem.UserEvent, Event):
+    """UserEvent(session): an event the host completes (PyOpenCL's UserEvent).
+
+    It stands in wait_for lists of any queue of the session; an operation
+    that lists it waits, in the calling thread, until it is set (set it from
+    another thread, or before).  set_complete() lets them run; set_error(errno)
+    fails each with llmem.Error of that errno, and wait() raises it.
+    """
+
+    __slots__ = ()
+
+    def set_complete(self):
+        self.set_status(0)
+
+    def set_error(self, err):
+        """Fails what waits for it with errno err (positive, e.g. errno.ECANCELED)."""
+        if not isinstance(err, int) or err <= 0:
+            raise ValueError(f"set_error takes a positive errno, not {err!r}")
+        self.set_status(-err)
 
 
 class Camera(_Closing, _llmem.Camera):
@@ -616,9 +816,9 @@ class CudaMemory(_Closing, _llmem.CudaMemory):
         return f"<llmem.CudaMemory 0x{self.pointer:x} {self.size} bytes>"
 
 
-_llmem._register(Session=Session, Memory=Memory, Buffer=Buffer, Image=Image,
-                 Mapping=Mapping, Queue=Queue, Event=Event, Camera=Camera, Frame=Frame,
-                 Cuda=Cuda, CudaMemory=CudaMemory)
+_llmem._register(Session=Session, Memory=Memory, Buffer=Buffer, Image=Image, Queue=Queue, Event=Event, Camera=Camera, Frame=Frame,
+                 Cuda=Cuda, CudaMemory=CudaMemory, UserEvent=UserEvent, ImageView=ImageView,
+                 Kernel=Kernel)
 
 
 def _has_buffer(obj):
@@ -632,8 +832,8 @@ def _has_buffer(obj):
 
 
 def enqueue_copy(queue, dst, src, *, size=None, byte_count=None, src_offset=0, dst_offset=0,
-                 origin=None, region=None, row_pitch=0, slice_pitch=0, wait_for=None,
-                 blocking=True, is_blocking=None):
+                 origin=None, region=None, src_origin=None, dst_origin=None, dest_origin=None,
+                 row_pitch=0, slice_pitch=0, wait_for=None, blocking=True, is_blocking=None):
     """PyOpenCL's enqueue_copy: dst from src, either a Buffer, an Image or host memory.
 
     Buffer <- Buffer: size (byte_count) bytes from src_offset to dst_offset.
@@ -642,12 +842,16 @@ def enqueue_copy(queue, dst, src, *, size=None, byte_count=None, src_offset=0, d
     of region texels (the whole image by default), the host side tightly
     packed or with row_pitch and slice_pitch.  Image <- Buffer, Buffer <-
     Image: the buffer side at dst_offset / src_offset with the pitches.
+    Image <- Image: region texels from src_origin to dst_origin (dest_origin),
+    bit for bit, between images whose texels have the same size.
     Returns None when blocking, else an Event.
     """
     if byte_count is not None:
         size = byte_count
     if is_blocking is not None:
         blocking = is_blocking
+    if dest_origin is not None:
+        dst_origin = dest_origin
     common = {"wait_for": wait_for, "blocking": blocking}
     if isinstance(dst, _llmem.Buffer):
         if isinstance(src, _llmem.Buffer):
@@ -658,6 +862,8 @@ def enqueue_copy(queue, dst, src, *, size=None, byte_count=None, src_offset=0, d
         if _has_buffer(src):
             return queue.write_buffer(dst, src, dst_offset, **common)
     elif isinstance(dst, _llmem.Image):
+        if isinstance(src, _llmem.Image):
+            return queue.copy_image(src, dst, src_origin, dst_origin, region, **common)
         if isinstance(src, _llmem.Buffer):
             return queue.copy_buffer_to_image(src, dst, src_offset, row_pitch, slice_pitch,
                                               origin, region, **common)
@@ -688,7 +894,17 @@ def enqueue_clear_image(queue, image, color, origin=None, region=None, *, wait_f
                              blocking=blocking)
 
 
-def wait_for_events(events):
-    """Waits for every event."""
-    for e in events:
-        e.wait()
+def enqueue_fill_image(queue, image, color, origin=None, region=None, *, wait_for=None,
+                       blocking=True):
+    """PyOpenCL's enqueue_fill_image: every texel of a box of image set to color, a
+    value of the image's own type, stored bit for bit: a sequence of one value per
+    channel in the image's channel order (integers for the integer and normalised
+    types, floats for F16 and F32), or bytes-like of one texel (a numpy array of the
+    channel dtype).  enqueue_clear_image() takes a colour and converts it instead."""
+    return queue.fill_image(image, color, origin, region, wait_for=wait_for, blocking=blocking)
+
+
+def wait_for_events(events, timeout=None):
+    """Waits for every event at once (llmem_event_wait_all()): True when all are done,
+    False when timeout seconds passed first; the first failed one raises llmem.Error."""
+    return _llmem.wait_for_events(events, timeout)

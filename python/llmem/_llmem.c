@@ -4,8 +4,9 @@
  * helpers every file of the extension uses to read arguments (integers,
  * names, host memory through the buffer protocol, dtypes) and to raise.
  * The objects themselves live in _session.c (sessions, memories),
- * _objects.c (buffers, images, mappings), _transfer.c (queues, events),
- * _share.c (DMA-BUFs, frames, the camera, CUDA) and _dlpack.c.
+ * _objects.c (buffers, images), _mapping.c (mappings), _transfer.c
+ * (queues), _event.c (events), _kernel.c (user compute), _share.c
+ * (DMA-BUFs, frames, the camera, CUDA) and _dlpack.c.
  *
  * The extension is written against the CPython C API directly: the buffer
  * protocol and DLPack need no header of numpy's, which stays optional.
@@ -30,6 +31,9 @@ static PyTypeObject *const base_types[PYL_CLASSES] = {
 	[PYL_FRAME] = &pyl_FrameType,
 	[PYL_CUDA] = &pyl_CudaType,
 	[PYL_CUDA_MEMORY] = &pyl_CudaMemoryType,
+	[PYL_USER_EVENT] = &pyl_UserEventType,
+	[PYL_IMAGE_VIEW] = &pyl_ImageViewType,
+	[PYL_KERNEL] = &pyl_KernelType,
 };
 
 /* Strong references to the registered subclasses; NULL: the base type. */
@@ -455,9 +459,10 @@ int pyl_layout_init(struct pyl_layout *l, const char *format, Py_ssize_t itemsiz
 static PyObject *mod_register(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
 			      PyObject *kwnames)
 {
-	static const char *const names[] = { "Session", "Memory", "Buffer",	"Image",
-					     "Mapping", "Queue",  "Event",	"Camera",
-					     "Frame",	"Cuda",	  "CudaMemory", NULL };
+	static const char *const names[] = { "Session",	  "Memory", "Buffer",	  "Image",
+					     "Mapping",	  "Queue",  "Event",	  "Camera",
+					     "Frame",	  "Cuda",   "CudaMemory", "UserEvent",
+					     "ImageView", "Kernel", NULL };
 	PyObject *cls[PYL_CLASSES];
 
 	(void)module;
@@ -505,6 +510,9 @@ static PyMethodDef module_methods[] = {
 	  "min_size=0): llmem_frame_layout_init() as a tuple." },
 	{ "backend_names", pyl_backend_names, METH_NOARGS,
 	  "The names of enum llmem_backend, by value." },
+	{ "wait_for_events", PYL_FAST(pyl_wait_for_events), PYL_FASTKW,
+	  "wait_for_events(events, timeout=None) -> True once every event is done, False when "
+	  "the timeout in seconds passed first (llmem_event_wait_all())" },
 	{ "_bench_c", PYL_FAST(pyl_bench_c), PYL_FASTKW,
 	  "_bench_c(memory, op, n, size=4096): nanoseconds of n iterations of op "
 	  "('create' or 'map') in a C loop." },
@@ -534,8 +542,8 @@ static int add_type(PyObject *m, PyTypeObject *t, const char *name)
 PyMODINIT_FUNC PyInit__llmem(void)
 {
 	static const char *const names[PYL_CLASSES] = {
-		"Session", "Memory", "Buffer", "Image", "Mapping",    "Queue",
-		"Event",   "Camera", "Frame",  "Cuda",	"CudaMemory",
+		"Session", "Memory", "Buffer", "Image",	     "Mapping",	  "Queue",     "Event",
+		"Camera",  "Frame",  "Cuda",   "CudaMemory", "UserEvent", "ImageView", "Kernel",
 	};
 	PyObject *m = PyModule_Create(&module_def);
 

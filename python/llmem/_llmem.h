@@ -2,13 +2,15 @@
 /*
  * What the files of the _llmem extension share: the object structs and their
  * types, the argument and error helpers (_llmem.c), the views over host
- * memory that the buffer protocol and DLPack export (_objects.c), and the
- * pinning of objects across calls that run without the GIL.
+ * memory that the buffer protocol and DLPack export (_mapping.c), what
+ * operations in flight hold (_event.c), one operation's bookkeeping
+ * (_transfer.c, used by _kernel.c's dispatch), and the pinning of objects
+ * across calls that run without the GIL.
  *
  * Ownership: every object holds a strong reference to its parent (a buffer
  * to its memory, a memory to its session, a mapping to its buffer, an event
- * to its queue, a frame to its camera), so a parent is never freed under a
- * child.  close() frees the C object at once; a parent's close() while
+ * to its queue, a frame to its camera, a view to its image, a kernel to its
+ * session), so a parent is never freed under a child.  close() frees the C object at once; a parent's close() while
  * children live fails with EBUSY, as the C API's destroy functions do.
  */
 #ifndef LLMEM_PY_H
@@ -42,7 +44,7 @@ struct pyl_session {
 	/* [(severity, text)] the validation layer sent, when it is on. */
 	PyObject *messages;
 	/* Live children, by kind, for close()'s EBUSY and its message. */
-	Py_ssize_t memories, queues, cameras, cudas;
+	Py_ssize_t memories, queues, cameras, cudas, kernels;
 };
 
 struct pyl_memory {
@@ -79,6 +81,27 @@ struct pyl_image {
 	PyObject *name;
 	uint32_t ndim;
 	uint32_t shape[LLMEM_IMAGE_MAX_DIMS];
+	/* Calls running without the GIL; operations in flight; live Mapping
+	 * and ImageView objects. */
+	Py_ssize_t busy, pending, mappings, views;
+};
+
+/* An image's view and sampler, for kernels' image bindings (_kernel.c). */
+struct pyl_view {
+	PyObject_HEAD PyObject *weakrefs;
+	struct llmem_image_view *v;
+	struct pyl_image *image;
+	Py_ssize_t busy, pending;
+};
+
+/* A user compute kernel (_kernel.c): binding types and push size kept for checks. */
+struct pyl_kernel {
+	PyObject_HEAD PyObject *weakrefs;
+	struct llmem_kernel *k;
+	struct pyl_session *session;
+	PyObject *name;
+	uint32_t bindings[LLMEM_KERNEL_MAX_BINDINGS];
+	uint32_t binding_count, push_size;
 	Py_ssize_t busy, pending;
 };
 
@@ -86,13 +109,15 @@ struct pyl_camera;
 
 /*
  * Host memory exported through the buffer protocol and DLPack: a buffer's
- * mapping (one llmem_buffer_map() held from creation to release) or a
- * camera's RGBA frame.  It is released once close() was asked for and the
- * last exported view is gone, never before.
+ * or a linear image's mapping (one llmem_buffer_map() or llmem_image_map()
+ * held from creation to release) or a camera's RGBA frame.  It is released
+ * once close() was asked for and the last exported view is gone, never
+ * before.
  */
 struct pyl_mapping {
 	PyObject_HEAD PyObject *weakrefs;
 	struct pyl_buffer *buffer;
+	struct pyl_image *image;
 	struct pyl_camera *camera;
 	char *ptr;
 	Py_ssize_t len;
@@ -132,20 +157,30 @@ struct pyl_queue {
 	/* What the operations of the open batch hold. */
 	struct pyl_holds batch_holds;
 	int batch;
-	/* Events of this queue that hold something, until they are done. */
-	struct pyl_event *holding;
+	/* Events of this queue that hold something, until they are done; and
+	 * those with a callback registered and not yet called. */
+	struct pyl_event *holding, *callbacks;
 	Py_ssize_t busy;
 };
 
 struct pyl_event {
 	PyObject_HEAD PyObject *weakrefs;
 	struct llmem_event *ev;
+	/* The queue of an operation's event; NULL for a user event, which
+	 * holds its session instead. */
 	struct pyl_queue *queue;
+	struct pyl_session *session;
 	struct pyl_holds holds;
 	/* In the queue's list of events that hold something. */
 	struct pyl_event *prev, *next;
 	int done;
 	Py_ssize_t busy;
+	/* The callback registered and not yet called (it holds a reference on
+	 * the event), in the queue's list; close() asked for while it was to
+	 * come: the callback releases the C event. */
+	PyObject *callback;
+	struct pyl_event *cb_prev, *cb_next;
+	int release_on_fire;
 };
 
 struct pyl_camera {
@@ -172,7 +207,7 @@ struct pyl_frame {
 extern PyObject *pyl_Error;
 extern PyTypeObject pyl_SessionType, pyl_MemoryType, pyl_BufferType, pyl_ImageType, pyl_MappingType,
 	pyl_QueueType, pyl_EventType, pyl_CameraType, pyl_FrameType, pyl_CudaType,
-	pyl_CudaMemoryType;
+	pyl_CudaMemoryType, pyl_UserEventType, pyl_ImageViewType, pyl_KernelType;
 
 /* The classes to instantiate: the Python layer's subclasses once registered. */
 enum pyl_class {
@@ -187,6 +222,9 @@ enum pyl_class {
 	PYL_FRAME,
 	PYL_CUDA,
 	PYL_CUDA_MEMORY,
+	PYL_USER_EVENT,
+	PYL_IMAGE_VIEW,
+	PYL_KERNEL,
 	PYL_CLASSES,
 };
 PyObject *pyl_alloc(enum pyl_class cls);
@@ -257,7 +295,12 @@ PyObject *pyl_image_wrap(struct pyl_memory *mem, struct llmem_image *img, PyObje
 int pyl_parse_frame_layout(PyObject *o, struct llmem_frame_layout *l);
 PyObject *pyl_frame_layout_tuple(const struct llmem_frame_layout *l);
 
-/* A mapping of host memory, counted by its owner (_objects.c). */
+/* A mapping of host memory, counted by its owner (_mapping.c): a buffer's
+ * bytes as @format items of @shape (NULL: all of them), a linear image's
+ * texels, a camera's frame. */
+PyObject *pyl_mapping_new_buffer(struct pyl_buffer *buffer, const char *format, Py_ssize_t itemsize,
+				 PyObject *shape);
+PyObject *pyl_mapping_new_image(struct pyl_image *image);
 PyObject *pyl_mapping_new_frame(struct pyl_camera *camera, char *ptr, Py_ssize_t len,
 				const struct pyl_layout *layout);
 /* A view that is not a pyl_mapping releases itself through DLPack too. */
@@ -266,6 +309,68 @@ void pyl_mapping_export_done(struct pyl_mapping *map);
 /* Camera and CUDA bookkeeping (_share.c). */
 int pyl_share_init(PyObject *module);
 void pyl_camera_view_gone(struct pyl_camera *camera);
+
+/* What operations in flight hold (_event.c). */
+int pyl_holds_empty(const struct pyl_holds *h);
+int pyl_holds_add_view(struct pyl_holds *h, Py_buffer *view);
+int pyl_holds_add_obj(struct pyl_holds *h, PyObject *obj, Py_ssize_t *pending);
+void pyl_holds_clear(struct pyl_holds *h);
+
+/*
+ * Events (_event.c): pinning one (and its queue) for a call without the
+ * GIL; listing one that holds something in its queue; done, it lets go;
+ * after the queue's destruction, the callbacks the library will never call
+ * are dropped.  Timeouts in seconds (None: forever) as nanoseconds.
+ */
+void pyl_event_pin(struct pyl_event *e);
+void pyl_event_unpin(struct pyl_event *e);
+void pyl_event_link(struct pyl_event *e);
+void pyl_event_done(struct pyl_event *e);
+void pyl_queue_callbacks_orphaned(struct pyl_queue *q);
+int pyl_timeout(PyObject *o, uint64_t *ns);
+PyObject *pyl_wait_for_events(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+			      PyObject *kwnames);
+
+/*
+ * One queue operation (_transfer.c): its wait list, whether it blocks, the
+ * host memory it reads from or lands in, and the objects it uses (busy
+ * while the call runs without the GIL, pending until the device is done).
+ */
+#define PYL_OP_PINS (LLMEM_KERNEL_MAX_BINDINGS + 2)
+
+struct pyl_op {
+	struct pyl_queue *q;
+	struct llmem_wait_list wl;
+	struct llmem_event **waits;
+	struct pyl_event **wait_events;
+	PyObject *wait_objs;
+	int blocking;
+	struct llmem_event *ev;
+	Py_buffer host;
+	int has_host, host_read;
+	struct {
+		PyObject *obj;
+		Py_ssize_t *busy, *pending;
+	} pins[PYL_OP_PINS];
+	int npins;
+};
+
+/* Return: 0, or -1 with an exception; pyl_op_end() gives the result. */
+int pyl_op_begin(struct pyl_op *op, struct pyl_queue *q, PyObject *wait_for, PyObject *blocking);
+void pyl_op_pin(struct pyl_op *op, PyObject *obj, Py_ssize_t *busy, Py_ssize_t *pending);
+void pyl_op_enter(struct pyl_op *op);
+void pyl_op_leave(struct pyl_op *op);
+void pyl_op_free(struct pyl_op *op);
+const struct llmem_wait_list *pyl_op_wait_list(struct pyl_op *op);
+struct llmem_event **pyl_op_event(struct pyl_op *op);
+/* None, an Event, or NULL with an exception for @ret. */
+PyObject *pyl_op_end(struct pyl_op *op, int ret);
+
+/* User compute (_kernel.c): Image.view() and Queue.dispatch(). */
+PyObject *pyl_image_view(struct pyl_image *image, PyObject *const *args, Py_ssize_t nargs,
+			 PyObject *kwnames);
+PyObject *pyl_queue_dispatch(struct pyl_queue *q, PyObject *const *args, Py_ssize_t nargs,
+			     PyObject *kwnames);
 
 /* The benchmark's C loops (_bench.c). */
 PyObject *pyl_bench_c(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);

@@ -111,7 +111,8 @@ static void session_dealloc(struct pyl_session *self)
 
 static PyObject *session_close(struct pyl_session *self, PyObject *unused)
 {
-	Py_ssize_t live = self->memories + self->queues + self->cameras + self->cudas;
+	Py_ssize_t live =
+		self->memories + self->queues + self->cameras + self->cudas + self->kernels;
 	int ret;
 
 	(void)unused;
@@ -120,8 +121,9 @@ static PyObject *session_close(struct pyl_session *self, PyObject *unused)
 	if (live)
 		return pyl_error_msg(EBUSY,
 				     "session has live objects: %zd memories, %zd queues, %zd "
-				     "cameras, %zd CUDA contexts",
-				     self->memories, self->queues, self->cameras, self->cudas);
+				     "cameras, %zd CUDA contexts, %zd kernels",
+				     self->memories, self->queues, self->cameras, self->cudas,
+				     self->kernels);
 	ret = session_destroy(self);
 	if (ret)
 		return pyl_error(ret);
@@ -317,8 +319,9 @@ static PyObject *session_get_validation_log(struct pyl_session *self, void *clos
 static PyObject *session_get_children(struct pyl_session *self, void *closure)
 {
 	(void)closure;
-	return Py_BuildValue("{s:n,s:n,s:n,s:n}", "memories", self->memories, "queues",
-			     self->queues, "cameras", self->cameras, "cudas", self->cudas);
+	return Py_BuildValue("{s:n,s:n,s:n,s:n,s:n}", "memories", self->memories, "queues",
+			     self->queues, "cameras", self->cameras, "cudas", self->cudas,
+			     "kernels", self->kernels);
 }
 
 static PyMethodDef session_methods[] = {
@@ -326,8 +329,8 @@ static PyMethodDef session_methods[] = {
 	  "create_memory(flags=DEVICE_LOCAL, page_size=0, *, exact=False, contiguous=False, "
 	  "spare_pages=None, name=None, sharing=None, backend=None) -> Memory" },
 	{ "close", (PyCFunction)session_close, METH_NOARGS,
-	  "Closes the device; llmem.Error(EBUSY) while memories, queues, cameras or CUDA "
-	  "contexts of it are open." },
+	  "Closes the device; llmem.Error(EBUSY) while memories, queues, cameras, CUDA "
+	  "contexts or kernels of it are open." },
 	{ "_info", (PyCFunction)session_info, METH_NOARGS, "llmem_session_get_info() as a dict." },
 	{ 0 },
 };
@@ -501,16 +504,18 @@ static PyObject *memory_create_buffer_like(struct pyl_memory *self, PyObject *co
 static PyObject *memory_create_image(struct pyl_memory *self, PyObject *const *args,
 				     Py_ssize_t nargs, PyObject *kwnames)
 {
-	static const char *const names[] = { "shape", "channel_type", "usage", "name", NULL };
+	static const char *const names[] = { "shape", "channel_type", "usage", "name",
+					     "order", "tiling",	      NULL };
 	struct llmem_image_create_info ci = { 0 };
 	struct llmem_image *img;
-	PyObject *a[4];
+	PyObject *a[6];
 	int n, ret;
 
 	MEMORY_OPEN(self);
 	if (pyl_args("create_image", args, nargs, kwnames, names, 4, 1, a) ||
 	    pyl_u32(a[1], "channel_type", &ci.channel_type) || pyl_u32(a[2], "usage", &ci.usage) ||
-	    pyl_str(a[3], "name", &ci.name))
+	    pyl_str(a[3], "name", &ci.name) || pyl_u32(a[4], "order", &ci.channel_order) ||
+	    pyl_u32(a[5], "tiling", &ci.tiling))
 		return NULL;
 	if (PyIndex_Check(a[0])) {
 		n = 1;
@@ -578,6 +583,32 @@ static PyObject *memory_create_image_from_host(struct pyl_memory *self, PyObject
 fail:
 	PyBuffer_Release(&view);
 	return NULL;
+}
+
+/* Lluvia's createImageLike: the Python shape is the one @like was given. */
+static PyObject *memory_create_image_like(struct pyl_memory *self, PyObject *const *args,
+					  Py_ssize_t nargs, PyObject *kwnames)
+{
+	static const char *const names[] = { "like", "usage", "name", NULL };
+	struct llmem_image_create_info ci = { 0 };
+	struct llmem_image *img;
+	struct pyl_image *like;
+	PyObject *a[3];
+	int ret;
+
+	MEMORY_OPEN(self);
+	if (pyl_args("create_image_like", args, nargs, kwnames, names, 3, 1, a) ||
+	    pyl_u32(a[1], "usage", &ci.usage) || pyl_str(a[2], "name", &ci.name))
+		return NULL;
+	like = pyl_as_image(a[0], "like");
+	if (!like)
+		return NULL;
+	ret = llmem_image_create_like_image(self->m, like->img, &ci, &img);
+	if (ret)
+		return pyl_error(ret);
+	ci.ndim = like->ndim;
+	memcpy(ci.shape, like->shape, sizeof(ci.shape));
+	return pyl_image_wrap(self, img, a[2] && a[2] != Py_None ? a[2] : like->name, &ci);
 }
 
 static int fd_arg(PyObject *o, int *fd)
@@ -829,7 +860,10 @@ static PyMethodDef memory_methods[] = {
 	  "create_buffer_like(like, usage=0, name=None) -> Buffer of a buffer's size or an "
 	  "image's tightly packed texels" },
 	{ "create_image", PYL_FAST(memory_create_image), PYL_FASTKW,
-	  "create_image(shape, channel_type=0, usage=0, name=None) -> Image" },
+	  "create_image(shape, channel_type=0, usage=0, name=None, order=0, tiling=0) -> Image" },
+	{ "create_image_like", PYL_FAST(memory_create_image_like), PYL_FASTKW,
+	  "create_image_like(like, usage=0, name=None) -> Image of like's shape, channel type "
+	  "and order, tiling and usage (texels not copied)" },
 	{ "create_image_from_host", PYL_FAST(memory_create_image_from_host), PYL_FASTKW,
 	  "create_image_from_host(data, usage=0, name=None) -> Image of data's shape and "
 	  "channel type" },

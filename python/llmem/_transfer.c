@@ -1,280 +1,35 @@
 // SPDX-License-Identifier: MIT
 /*
- * Queues and events: llmem.Queue records copies, fills and clears as
- * transfer.h does, blocking by default or returning an llmem.Event; every
- * call runs without the GIL.  Host memory comes through the buffer protocol
- * and its size is checked against what the operation touches.
+ * Queues: llmem.Queue records copies, fills and clears as transfer.h does,
+ * blocking by default or returning an llmem.Event (_event.c); every call
+ * runs without the GIL.  Host memory comes through the buffer protocol and
+ * its size is checked against what the operation touches.
  *
  * Until the device is done with an operation that did not block, its event
  * (or the open batch) holds what it uses: the buffers and images, whose
  * close() refuses meanwhile (EBUSY), and the host memory a read lands in
- * (when the event is waited for, or a later operation retires it).  An
- * event dropped before it is done waits for it; closing the queue waits for
- * everything.
+ * (when the event is waited for, or a later operation retires it).  Closing
+ * the queue waits for everything.
  */
 #include "_llmem.h"
 
 #include <errno.h>
-#include <math.h>
 #include <string.h>
-
-/* ---- Holds ------------------------------------------------------------ */
-
-static int holds_empty(const struct pyl_holds *h)
-{
-	return !h->nviews && !h->nobjs;
-}
-
-static int holds_add_view(struct pyl_holds *h, Py_buffer *view)
-{
-	if (h->nviews == h->views_cap) {
-		Py_ssize_t cap = h->views_cap ? h->views_cap * 2 : 2;
-		Py_buffer *v = PyMem_Realloc(h->views, sizeof(*v) * (size_t)cap);
-
-		if (!v) {
-			PyErr_NoMemory();
-			return -1;
-		}
-		h->views = v;
-		h->views_cap = cap;
-	}
-	h->views[h->nviews++] = *view;
-	return 0;
-}
-
-static int holds_add_obj(struct pyl_holds *h, PyObject *obj, Py_ssize_t *pending)
-{
-	if (h->nobjs == h->objs_cap) {
-		Py_ssize_t cap = h->objs_cap ? h->objs_cap * 2 : 4;
-		struct pyl_hold_obj *o = PyMem_Realloc(h->objs, sizeof(*o) * (size_t)cap);
-
-		if (!o) {
-			PyErr_NoMemory();
-			return -1;
-		}
-		h->objs = o;
-		h->objs_cap = cap;
-	}
-	h->objs[h->nobjs++] = (struct pyl_hold_obj){ Py_NewRef(obj), pending };
-	(*pending)++;
-	return 0;
-}
-
-/* The device is done: let go of everything. */
-static void holds_clear(struct pyl_holds *h)
-{
-	struct pyl_holds old = *h;
-
-	memset(h, 0, sizeof(*h));
-	for (Py_ssize_t i = 0; i < old.nviews; i++)
-		PyBuffer_Release(&old.views[i]);
-	for (Py_ssize_t i = 0; i < old.nobjs; i++) {
-		(*old.objs[i].pending)--;
-		Py_DECREF(old.objs[i].obj);
-	}
-	PyMem_Free(old.views);
-	PyMem_Free(old.objs);
-}
-
-/* ---- Event ------------------------------------------------------------ */
-
-static void event_link(struct pyl_event *e)
-{
-	struct pyl_queue *q = e->queue;
-
-	e->prev = NULL;
-	e->next = q->holding;
-	if (q->holding)
-		q->holding->prev = e;
-	q->holding = e;
-}
-
-/* Done: the event lets go of what it held and leaves the queue's list. */
-static void event_done(struct pyl_event *e)
-{
-	struct pyl_queue *q = e->queue;
-
-	e->done = 1;
-	if (holds_empty(&e->holds))
-		return;
-	if (e->prev)
-		e->prev->next = e->next;
-	else if (q && q->holding == e)
-		q->holding = e->next;
-	if (e->next)
-		e->next->prev = e->prev;
-	e->prev = e->next = NULL;
-	holds_clear(&e->holds);
-}
-
-/* Waits, while the event holds what the device still uses, and lets go. */
-static int event_release(struct pyl_event *self)
-{
-	int ret = 0;
-
-	if (!holds_empty(&self->holds) && !self->done && self->queue->q)
-		PYL_NOGIL(ret = llmem_event_wait(self->ev, UINT64_MAX));
-	event_done(self);
-	llmem_event_release(self->ev);
-	self->ev = NULL;
-	return ret;
-}
-
-static void event_dealloc(struct pyl_event *self)
-{
-	if (self->weakrefs)
-		PyObject_ClearWeakRefs((PyObject *)self);
-	if (self->ev && event_release(self)) {
-		pyl_error(-EIO);
-		PyErr_WriteUnraisable((PyObject *)self);
-	}
-	Py_CLEAR(self->queue);
-	Py_TYPE(self)->tp_free((PyObject *)self);
-}
-
-static PyObject *event_close(struct pyl_event *self, PyObject *unused)
-{
-	int ret;
-
-	(void)unused;
-	if (!self->ev)
-		Py_RETURN_NONE;
-	if (self->busy)
-		return pyl_error_msg(EBUSY, "event is in use by another thread");
-	ret = event_release(self);
-	if (ret)
-		return pyl_error(ret);
-	Py_RETURN_NONE;
-}
-
-static int event_timeout(PyObject *o, uint64_t *ns)
-{
-	double s;
-
-	*ns = UINT64_MAX;
-	if (!o || o == Py_None)
-		return 0;
-	s = PyFloat_AsDouble(o);
-	if (s == -1.0 && PyErr_Occurred())
-		return -1;
-	if (!(s >= 0.0) || isinf(s)) {
-		if (isinf(s) && s > 0)
-			return 0;
-		PyErr_SetString(PyExc_ValueError, "timeout must be None or seconds >= 0");
-		return -1;
-	}
-	*ns = s * 1e9 >= 1.8e19 ? UINT64_MAX : (uint64_t)(s * 1e9);
-	return 0;
-}
-
-/* 1 done, 0 not yet, -1 with an exception. */
-static int event_poll(struct pyl_event *self, uint64_t timeout_ns)
-{
-	struct pyl_queue *q = self->queue;
-	int ret;
-
-	if (!self->ev) {
-		pyl_closed("event");
-		return -1;
-	}
-	/* A closed queue waited for everything it had. */
-	if (self->done || !q->q) {
-		event_done(self);
-		return 1;
-	}
-	PYL_PIN(self);
-	PYL_PIN(q);
-	if (timeout_ns)
-		PYL_NOGIL(ret = llmem_event_wait(self->ev, timeout_ns));
-	else
-		ret = llmem_event_wait(self->ev, 0);
-	PYL_UNPIN(q);
-	PYL_UNPIN(self);
-	if (ret == -ETIMEDOUT)
-		return 0;
-	if (ret) {
-		pyl_error(ret);
-		return -1;
-	}
-	event_done(self);
-	return 1;
-}
-
-static PyObject *event_wait(struct pyl_event *self, PyObject *const *args, Py_ssize_t nargs,
-			    PyObject *kwnames)
-{
-	static const char *const names[] = { "timeout", NULL };
-	uint64_t ns;
-	PyObject *a[1];
-	int ret;
-
-	if (pyl_args("wait", args, nargs, kwnames, names, 1, 0, a) || event_timeout(a[0], &ns))
-		return NULL;
-	ret = event_poll(self, ns);
-	return ret < 0 ? NULL : PyBool_FromLong(ret);
-}
-
-static PyObject *event_get_done(struct pyl_event *self, void *closure)
-{
-	int ret;
-
-	(void)closure;
-	ret = event_poll(self, 0);
-	return ret < 0 ? NULL : PyBool_FromLong(ret);
-}
-
-static PyObject *event_get_closed(struct pyl_event *self, void *closure)
-{
-	(void)closure;
-	return PyBool_FromLong(!self->ev);
-}
-
-static PyObject *event_get_queue(struct pyl_event *self, void *closure)
-{
-	(void)closure;
-	return Py_NewRef(self->queue ? (PyObject *)self->queue : Py_None);
-}
-
-static PyMethodDef event_methods[] = {
-	{ "wait", PYL_FAST(event_wait), PYL_FASTKW,
-	  "wait(timeout=None) -> True once the operation is done (its reads have landed), "
-	  "False when the timeout in seconds passed first" },
-	{ "close", (PyCFunction)event_close, METH_NOARGS,
-	  "Releases the event (waiting first when a read is to land in held host memory)." },
-	{ 0 },
-};
-
-static PyGetSetDef event_getset[] = {
-	{ "done", (getter)event_get_done, NULL, "Polls: whether the operation is done.", NULL },
-	{ "closed", (getter)event_get_closed, NULL, "Whether close() was called.", NULL },
-	{ "queue", (getter)event_get_queue, NULL, "The queue of the operation.", NULL },
-	{ 0 },
-};
-
-PyTypeObject pyl_EventType = {
-	PyVarObject_HEAD_INIT(NULL, 0).tp_name = "llmem._llmem.Event",
-	.tp_basicsize = sizeof(struct pyl_event),
-	.tp_dealloc = (destructor)event_dealloc,
-	.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
-	.tp_doc = "The completion of a non-blocking operation (blocking=False).",
-	.tp_weaklistoffset = offsetof(struct pyl_event, weakrefs),
-	.tp_methods = event_methods,
-	.tp_getset = event_getset,
-};
 
 /* ---- Queue ------------------------------------------------------------ */
 
 static PyObject *queue_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
-	static char *kw[] = { "session", "no_mapping", "staging_size", "chunk_size", NULL };
+	static char *kw[] = { "session",    "no_mapping", "staging_size",
+			      "chunk_size", "profiling",  NULL };
 	struct llmem_queue_create_info ci = { 0 };
-	PyObject *session, *no_mapping = NULL, *staging = NULL, *chunk = NULL;
+	PyObject *session, *no_mapping = NULL, *staging = NULL, *chunk = NULL, *profiling = NULL;
 	struct pyl_session *s;
 	struct pyl_queue *self;
-	int nm = 0, ret;
+	int nm = 0, prof = 0, ret;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|$OOO:Queue", kw, &session, &no_mapping,
-					 &staging, &chunk))
+	if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|$OOOO:Queue", kw, &session, &no_mapping,
+					 &staging, &chunk, &profiling))
 		return NULL;
 	if (!PyObject_TypeCheck(session, &pyl_SessionType)) {
 		PyErr_Format(PyExc_TypeError, "session must be an llmem.Session, not %.200s",
@@ -284,11 +39,11 @@ static PyObject *queue_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 	s = (struct pyl_session *)session;
 	if (!s->s)
 		return pyl_closed("session");
-	if (pyl_bool(no_mapping, &nm) ||
+	if (pyl_bool(no_mapping, &nm) || pyl_bool(profiling, &prof) ||
 	    pyl_u64(staging, "staging_size", UINT64_MAX, &ci.staging_size) ||
 	    pyl_u64(chunk, "chunk_size", UINT64_MAX, &ci.chunk_size))
 		return NULL;
-	ci.flags = nm ? LLMEM_QUEUE_NO_MAPPING : 0;
+	ci.flags = (nm ? LLMEM_QUEUE_NO_MAPPING : 0) | (prof ? LLMEM_QUEUE_PROFILING : 0);
 	self = (struct pyl_queue *)type->tp_alloc(type, 0);
 	if (!self)
 		return NULL;
@@ -302,15 +57,22 @@ static PyObject *queue_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 	return (PyObject *)self;
 }
 
+/*
+ * The queue counts as closed before the library destroys it: callbacks its
+ * destruction calls must not enqueue on it or ask it about its events.
+ */
 static void queue_destroy(struct pyl_queue *self)
 {
-	PYL_NOGIL(llmem_queue_destroy(self->q));
+	struct llmem_queue *q = self->q;
+
 	self->q = NULL;
+	PYL_NOGIL(llmem_queue_destroy(q));
 	/* Everything enqueued is done and an open batch discarded. */
 	while (self->holding)
-		event_done(self->holding);
-	holds_clear(&self->batch_holds);
+		pyl_event_done(self->holding);
+	pyl_holds_clear(&self->batch_holds);
 	self->batch = 0;
+	pyl_queue_callbacks_orphaned(self);
 	self->session->queues--;
 }
 
@@ -335,30 +97,7 @@ static PyObject *queue_close(struct pyl_queue *self, PyObject *unused)
 	Py_RETURN_NONE;
 }
 
-/*
- * One operation: its wait list, whether it blocks, the host memory it reads
- * from or lands in, and the objects pinned while it runs without the GIL.
- */
-struct op {
-	struct pyl_queue *q;
-	struct llmem_wait_list wl;
-	struct llmem_event **waits;
-	struct pyl_event **wait_events;
-	PyObject *wait_objs;
-	int blocking;
-	struct llmem_event *ev;
-	Py_buffer host;
-	int has_host, host_read;
-	/* The buffers and images it uses: busy while the call runs, pending
-	 * until the device is done with them. */
-	struct {
-		PyObject *obj;
-		Py_ssize_t *busy, *pending;
-	} pins[2];
-	int npins;
-};
-
-static int op_begin(struct op *op, struct pyl_queue *q, PyObject *wait_for, PyObject *blocking)
+int pyl_op_begin(struct pyl_op *op, struct pyl_queue *q, PyObject *wait_for, PyObject *blocking)
 {
 	Py_ssize_t n;
 
@@ -393,12 +132,12 @@ static int op_begin(struct op *op, struct pyl_queue *q, PyObject *wait_for, PyOb
 				     Py_TYPE(o)->tp_name);
 			return -1;
 		}
-		if (!e->ev) {
+		if (!e->ev || e->release_on_fire) {
 			pyl_closed("event in wait_for");
 			return -1;
 		}
 		/* A closed queue waited for all it had: nothing to wait for. */
-		if (!e->queue->q)
+		if (e->queue && !e->queue->q)
 			continue;
 		op->wait_events[op->wl.count] = e;
 		op->waits[op->wl.count++] = e->ev;
@@ -407,44 +146,43 @@ static int op_begin(struct op *op, struct pyl_queue *q, PyObject *wait_for, PyOb
 	return 0;
 }
 
-static void op_pin_buffer(struct op *op, struct pyl_buffer *b)
+void pyl_op_pin(struct pyl_op *op, PyObject *obj, Py_ssize_t *busy, Py_ssize_t *pending)
 {
-	op->pins[op->npins].obj = (PyObject *)b;
-	op->pins[op->npins].busy = &b->busy;
-	op->pins[op->npins++].pending = &b->pending;
+	op->pins[op->npins].obj = obj;
+	op->pins[op->npins].busy = busy;
+	op->pins[op->npins++].pending = pending;
 }
 
-static void op_pin_image(struct op *op, struct pyl_image *img)
+static void op_pin_buffer(struct pyl_op *op, struct pyl_buffer *b)
 {
-	op->pins[op->npins].obj = (PyObject *)img;
-	op->pins[op->npins].busy = &img->busy;
-	op->pins[op->npins++].pending = &img->pending;
+	pyl_op_pin(op, (PyObject *)b, &b->busy, &b->pending);
+}
+
+static void op_pin_image(struct pyl_op *op, struct pyl_image *img)
+{
+	pyl_op_pin(op, (PyObject *)img, &img->busy, &img->pending);
 }
 
 /* Pins the queue, the objects, and the events waited for and their queues. */
-static void op_enter(struct op *op)
+void pyl_op_enter(struct pyl_op *op)
 {
 	op->q->busy++;
 	for (int i = 0; i < op->npins; i++)
 		(*op->pins[i].busy)++;
-	for (uint32_t i = 0; i < op->wl.count; i++) {
-		op->wait_events[i]->busy++;
-		op->wait_events[i]->queue->busy++;
-	}
+	for (uint32_t i = 0; i < op->wl.count; i++)
+		pyl_event_pin(op->wait_events[i]);
 }
 
-static void op_leave(struct op *op)
+void pyl_op_leave(struct pyl_op *op)
 {
 	op->q->busy--;
 	for (int i = 0; i < op->npins; i++)
 		(*op->pins[i].busy)--;
-	for (uint32_t i = 0; i < op->wl.count; i++) {
-		op->wait_events[i]->busy--;
-		op->wait_events[i]->queue->busy--;
-	}
+	for (uint32_t i = 0; i < op->wl.count; i++)
+		pyl_event_unpin(op->wait_events[i]);
 }
 
-static void op_free(struct op *op)
+void pyl_op_free(struct pyl_op *op)
 {
 	if (op->has_host)
 		PyBuffer_Release(&op->host);
@@ -454,24 +192,24 @@ static void op_free(struct op *op)
 	Py_CLEAR(op->wait_objs);
 }
 
-static const struct llmem_wait_list *op_wait_list(struct op *op)
+const struct llmem_wait_list *pyl_op_wait_list(struct pyl_op *op)
 {
 	return op->wl.count ? &op->wl : NULL;
 }
 
-static struct llmem_event **op_event(struct op *op)
+struct llmem_event **pyl_op_event(struct pyl_op *op)
 {
 	return op->blocking ? NULL : &op->ev;
 }
 
 /* What an operation holds until the device is done with it. */
-static int op_hold(struct op *op, struct pyl_holds *h)
+static int op_hold(struct pyl_op *op, struct pyl_holds *h)
 {
 	for (int i = 0; i < op->npins; i++)
-		if (holds_add_obj(h, op->pins[i].obj, op->pins[i].pending))
+		if (pyl_holds_add_obj(h, op->pins[i].obj, op->pins[i].pending))
 			return -1;
 	if (op->has_host && op->host_read) {
-		if (holds_add_view(h, &op->host))
+		if (pyl_holds_add_view(h, &op->host))
 			return -1;
 		op->has_host = 0;
 	}
@@ -484,27 +222,27 @@ static int op_hold(struct op *op, struct pyl_holds *h)
  * batch) holds the buffers and images the operation uses and the host
  * memory its reads land in.
  */
-static PyObject *op_end(struct op *op, int ret)
+PyObject *pyl_op_end(struct pyl_op *op, int ret)
 {
 	struct pyl_queue *q = op->q;
 	struct pyl_event *e;
 
 	if (ret) {
 		pyl_error(ret);
-		op_free(op);
+		pyl_op_free(op);
 		return NULL;
 	}
 	if (q->batch && op_hold(op, &q->batch_holds)) {
 		/* The batch cannot be kept safely: nothing of it may run. */
 		llmem_queue_discard_batch(q->q);
 		q->batch = 0;
-		holds_clear(&q->batch_holds);
+		pyl_holds_clear(&q->batch_holds);
 		llmem_event_release(op->ev);
-		op_free(op);
+		pyl_op_free(op);
 		return NULL;
 	}
 	if (op->blocking) {
-		op_free(op);
+		pyl_op_free(op);
 		Py_RETURN_NONE;
 	}
 	e = (struct pyl_event *)pyl_alloc(PYL_EVENT);
@@ -514,16 +252,19 @@ static PyObject *op_end(struct op *op, int ret)
 		op->ev = NULL;
 		if (!q->batch && op_hold(op, &e->holds)) {
 			Py_CLEAR(e);
-		} else if (!holds_empty(&e->holds)) {
-			event_link(e);
+		} else if (!pyl_holds_empty(&e->holds)) {
+			pyl_event_link(e);
 		}
 	}
 	if (!e && op->ev) {
-		/* What it uses must stay until the device is done. */
+		/* What it uses must stay until the device is done; pinned, the
+		 * queue outlives callbacks this wait runs. */
+		q->busy++;
 		PYL_NOGIL(llmem_event_wait(op->ev, UINT64_MAX));
+		q->busy--;
 		llmem_event_release(op->ev);
 	}
-	op_free(op);
+	pyl_op_free(op);
 	return (PyObject *)e;
 }
 
@@ -536,11 +277,11 @@ static PyObject *queue_write_buffer(struct pyl_queue *self, PyObject *const *arg
 	struct pyl_buffer *b;
 	uint64_t offset = 0;
 	PyObject *a[5];
-	struct op op;
+	struct pyl_op op = { 0 };
 	int ret;
 
 	if (pyl_args("write_buffer", args, nargs, kwnames, names, 3, 2, a) ||
-	    op_begin(&op, self, a[3], a[4]))
+	    pyl_op_begin(&op, self, a[3], a[4]))
 		goto fail;
 	b = pyl_as_buffer(a[0], "buffer");
 	if (!b || pyl_u64(a[2], "offset", UINT64_MAX, &offset) ||
@@ -548,14 +289,14 @@ static PyObject *queue_write_buffer(struct pyl_queue *self, PyObject *const *arg
 		goto fail;
 	op.has_host = 1;
 	op_pin_buffer(&op, b);
-	op_enter(&op);
+	pyl_op_enter(&op);
 	PYL_NOGIL(ret = llmem_enqueue_write_buffer(self->q, b->b, offset, op.host.buf,
-						   (uint64_t)op.host.len, op_wait_list(&op),
-						   op_event(&op)));
-	op_leave(&op);
-	return op_end(&op, ret);
+						   (uint64_t)op.host.len, pyl_op_wait_list(&op),
+						   pyl_op_event(&op)));
+	pyl_op_leave(&op);
+	return pyl_op_end(&op, ret);
 fail:
-	op_free(&op);
+	pyl_op_free(&op);
 	return NULL;
 }
 
@@ -568,11 +309,11 @@ static PyObject *queue_read_buffer(struct pyl_queue *self, PyObject *const *args
 	struct pyl_buffer *b;
 	uint64_t offset = 0;
 	PyObject *a[5];
-	struct op op;
+	struct pyl_op op = { 0 };
 	int ret;
 
 	if (pyl_args("read_buffer", args, nargs, kwnames, names, 3, 2, a) ||
-	    op_begin(&op, self, a[3], a[4]))
+	    pyl_op_begin(&op, self, a[3], a[4]))
 		goto fail;
 	b = pyl_as_buffer(a[0], "buffer");
 	if (!b || pyl_u64(a[2], "offset", UINT64_MAX, &offset) ||
@@ -581,14 +322,14 @@ static PyObject *queue_read_buffer(struct pyl_queue *self, PyObject *const *args
 	op.has_host = 1;
 	op.host_read = 1;
 	op_pin_buffer(&op, b);
-	op_enter(&op);
+	pyl_op_enter(&op);
 	PYL_NOGIL(ret = llmem_enqueue_read_buffer(self->q, b->b, offset, op.host.buf,
-						  (uint64_t)op.host.len, op_wait_list(&op),
-						  op_event(&op)));
-	op_leave(&op);
-	return op_end(&op, ret);
+						  (uint64_t)op.host.len, pyl_op_wait_list(&op),
+						  pyl_op_event(&op)));
+	pyl_op_leave(&op);
+	return pyl_op_end(&op, ret);
 fail:
-	op_free(&op);
+	pyl_op_free(&op);
 	return NULL;
 }
 
@@ -600,11 +341,11 @@ static PyObject *queue_copy_buffer(struct pyl_queue *self, PyObject *const *args
 	struct pyl_buffer *src, *dst;
 	uint64_t size = 0, so = 0, dof = 0;
 	PyObject *a[7];
-	struct op op;
+	struct pyl_op op = { 0 };
 	int ret;
 
 	if (pyl_args("copy_buffer", args, nargs, kwnames, names, 5, 2, a) ||
-	    op_begin(&op, self, a[5], a[6]))
+	    pyl_op_begin(&op, self, a[5], a[6]))
 		goto fail;
 	src = pyl_as_buffer(a[0], "src");
 	dst = src ? pyl_as_buffer(a[1], "dst") : NULL;
@@ -617,13 +358,13 @@ static PyObject *queue_copy_buffer(struct pyl_queue *self, PyObject *const *args
 		goto fail;
 	op_pin_buffer(&op, src);
 	op_pin_buffer(&op, dst);
-	op_enter(&op);
+	pyl_op_enter(&op);
 	PYL_NOGIL(ret = llmem_enqueue_copy_buffer(self->q, src->b, so, dst->b, dof, size,
-						  op_wait_list(&op), op_event(&op)));
-	op_leave(&op);
-	return op_end(&op, ret);
+						  pyl_op_wait_list(&op), pyl_op_event(&op)));
+	pyl_op_leave(&op);
+	return pyl_op_end(&op, ret);
 fail:
-	op_free(&op);
+	pyl_op_free(&op);
 	return NULL;
 }
 
@@ -636,11 +377,11 @@ static PyObject *queue_fill_buffer(struct pyl_queue *self, PyObject *const *args
 	uint64_t offset = 0, size;
 	Py_buffer pattern;
 	PyObject *a[6];
-	struct op op;
+	struct pyl_op op = { 0 };
 	int ret;
 
 	if (pyl_args("fill_buffer", args, nargs, kwnames, names, 4, 2, a) ||
-	    op_begin(&op, self, a[4], a[5]))
+	    pyl_op_begin(&op, self, a[4], a[5]))
 		goto fail;
 	b = pyl_as_buffer(a[0], "buffer");
 	if (!b || pyl_u64(a[2], "offset", UINT64_MAX, &offset))
@@ -657,14 +398,14 @@ static PyObject *queue_fill_buffer(struct pyl_queue *self, PyObject *const *args
 		goto fail;
 	}
 	op_pin_buffer(&op, b);
-	op_enter(&op);
+	pyl_op_enter(&op);
 	PYL_NOGIL(ret = llmem_enqueue_fill_buffer(self->q, b->b, offset, size, op.host.buf,
-						  (uint32_t)op.host.len, op_wait_list(&op),
-						  op_event(&op)));
-	op_leave(&op);
-	return op_end(&op, ret);
+						  (uint32_t)op.host.len, pyl_op_wait_list(&op),
+						  pyl_op_event(&op)));
+	pyl_op_leave(&op);
+	return pyl_op_end(&op, ret);
 fail:
-	op_free(&op);
+	pyl_op_free(&op);
 	return NULL;
 }
 
@@ -679,12 +420,6 @@ static int parse_region(PyObject *origin, PyObject *region, struct llmem_image_r
 	return 0;
 }
 
-static uint64_t texel_size(const struct llmem_image *img)
-{
-	return llmem_image_channels(img) *
-	       (uint64_t)pyl_channel_size(llmem_image_channel_type(img));
-}
-
 /*
  * The bytes a box of @img takes in host memory laid out as @l; -1 with a
  * ValueError when it does not fit in @len bytes.  A box outside the image
@@ -696,7 +431,7 @@ static int check_host_box(const char *what, const struct llmem_image *img,
 {
 	const uint32_t size[3] = { llmem_image_width(img), llmem_image_height(img),
 				   llmem_image_depth(img) };
-	uint64_t e[3], texel = texel_size(img), rp, sp, need, t;
+	uint64_t e[3], texel = llmem_image_texel_size(img), rp, sp, need, t;
 
 	for (int i = 0; i < 3; i++) {
 		e[i] = r->extent[i]		? r->extent[i]
@@ -732,11 +467,11 @@ static PyObject *queue_image_host(struct pyl_queue *self, PyObject *const *args,
 	struct llmem_image_region region;
 	struct pyl_image *img;
 	PyObject *a[8];
-	struct op op;
+	struct pyl_op op = { 0 };
 	int ret;
 
 	if (pyl_args(read ? "read_image" : "write_image", args, nargs, kwnames, names, 6, 2, a) ||
-	    op_begin(&op, self, a[6], a[7]))
+	    pyl_op_begin(&op, self, a[6], a[7]))
 		goto fail;
 	img = pyl_as_image(a[0], "image");
 	if (!img || parse_region(a[2], a[3], &region) ||
@@ -749,16 +484,17 @@ static PyObject *queue_image_host(struct pyl_queue *self, PyObject *const *args,
 	if (check_host_box(read ? "dst" : "src", img->img, &region, &layout, op.host.len))
 		goto fail;
 	op_pin_image(&op, img);
-	op_enter(&op);
+	pyl_op_enter(&op);
 	PYL_NOGIL(ret = read ? llmem_enqueue_read_image(self->q, img->img, &region, op.host.buf,
-							&layout, op_wait_list(&op), op_event(&op))
+							&layout, pyl_op_wait_list(&op),
+							pyl_op_event(&op))
 			     : llmem_enqueue_write_image(self->q, img->img, &region, op.host.buf,
-							 &layout, op_wait_list(&op),
-							 op_event(&op)));
-	op_leave(&op);
-	return op_end(&op, ret);
+							 &layout, pyl_op_wait_list(&op),
+							 pyl_op_event(&op)));
+	pyl_op_leave(&op);
+	return pyl_op_end(&op, ret);
 fail:
-	op_free(&op);
+	pyl_op_free(&op);
 	return NULL;
 }
 
@@ -785,12 +521,12 @@ static PyObject *queue_buffer_image(struct pyl_queue *self, PyObject *const *arg
 	struct pyl_buffer *b;
 	struct pyl_image *img;
 	PyObject *a[9];
-	struct op op;
+	struct pyl_op op = { 0 };
 	int ret;
 
 	if (pyl_args(to_image ? "copy_buffer_to_image" : "copy_image_to_buffer", args, nargs,
 		     kwnames, names, 7, 2, a) ||
-	    op_begin(&op, self, a[7], a[8]))
+	    pyl_op_begin(&op, self, a[7], a[8]))
 		goto fail;
 	b = pyl_as_buffer(a[0], "buffer");
 	img = b ? pyl_as_image(a[1], "image") : NULL;
@@ -801,17 +537,17 @@ static PyObject *queue_buffer_image(struct pyl_queue *self, PyObject *const *arg
 		goto fail;
 	op_pin_buffer(&op, b);
 	op_pin_image(&op, img);
-	op_enter(&op);
+	pyl_op_enter(&op);
 	PYL_NOGIL(ret = to_image ? llmem_enqueue_copy_buffer_to_image(
 					   self->q, b->b, &layout, img->img, &region,
-					   op_wait_list(&op), op_event(&op))
+					   pyl_op_wait_list(&op), pyl_op_event(&op))
 				 : llmem_enqueue_copy_image_to_buffer(
 					   self->q, img->img, &region, b->b, &layout,
-					   op_wait_list(&op), op_event(&op)));
-	op_leave(&op);
-	return op_end(&op, ret);
+					   pyl_op_wait_list(&op), pyl_op_event(&op)));
+	pyl_op_leave(&op);
+	return pyl_op_end(&op, ret);
 fail:
-	op_free(&op);
+	pyl_op_free(&op);
 	return NULL;
 }
 
@@ -895,24 +631,110 @@ static PyObject *queue_clear_image(struct pyl_queue *self, PyObject *const *args
 	union llmem_color color;
 	struct pyl_image *img;
 	PyObject *a[6];
-	struct op op;
+	struct pyl_op op = { 0 };
 	int ret;
 
 	if (pyl_args("clear_image", args, nargs, kwnames, names, 4, 2, a) ||
-	    op_begin(&op, self, a[4], a[5]))
+	    pyl_op_begin(&op, self, a[4], a[5]))
 		goto fail;
 	img = pyl_as_image(a[0], "image");
 	if (!img || parse_color(a[1], llmem_image_channel_type(img->img), &color) ||
 	    parse_region(a[2], a[3], &region))
 		goto fail;
 	op_pin_image(&op, img);
-	op_enter(&op);
+	pyl_op_enter(&op);
 	PYL_NOGIL(ret = llmem_enqueue_clear_image(self->q, img->img, &region, &color,
-						  op_wait_list(&op), op_event(&op)));
-	op_leave(&op);
-	return op_end(&op, ret);
+						  pyl_op_wait_list(&op), pyl_op_event(&op)));
+	pyl_op_leave(&op);
+	return pyl_op_end(&op, ret);
 fail:
-	op_free(&op);
+	pyl_op_free(&op);
+	return NULL;
+}
+
+/*
+ * One texel of the image's own type: bytes of exactly its texel size (the
+ * Python layer packs channel values into them), copied bit for bit.
+ */
+static PyObject *queue_fill_image(struct pyl_queue *self, PyObject *const *args, Py_ssize_t nargs,
+				  PyObject *kwnames)
+{
+	static const char *const names[] = { "image",	 "texel",    "origin", "region",
+					     "wait_for", "blocking", NULL };
+	struct llmem_image_region region;
+	struct pyl_image *img;
+	PyObject *a[6];
+	struct pyl_op op = { 0 };
+	int ret;
+
+	if (pyl_args("fill_image", args, nargs, kwnames, names, 4, 2, a) ||
+	    pyl_op_begin(&op, self, a[4], a[5]))
+		goto fail;
+	img = pyl_as_image(a[0], "image");
+	if (!img || parse_region(a[2], a[3], &region) ||
+	    pyl_get_host(a[1], "texel", 0, 0, &op.host))
+		goto fail;
+	op.has_host = 1;
+	if ((uint64_t)op.host.len != llmem_image_texel_size(img->img)) {
+		PyErr_Format(PyExc_ValueError, "texel has %zd bytes: the image's texels have %u",
+			     op.host.len, llmem_image_texel_size(img->img));
+		goto fail;
+	}
+	op_pin_image(&op, img);
+	pyl_op_enter(&op);
+	PYL_NOGIL(ret = llmem_enqueue_fill_image(self->q, img->img, &region, op.host.buf,
+						 (uint32_t)op.host.len, pyl_op_wait_list(&op),
+						 pyl_op_event(&op)));
+	pyl_op_leave(&op);
+	return pyl_op_end(&op, ret);
+fail:
+	pyl_op_free(&op);
+	return NULL;
+}
+
+/* (x, y, z) origins and a (width, height, depth) box, as struct llmem_image_copy. */
+static int parse_image_copy(PyObject *src_origin, PyObject *dst_origin, PyObject *region,
+			    struct llmem_image_copy *c)
+{
+	memset(c, 0, sizeof(*c));
+	if (src_origin && src_origin != Py_None &&
+	    pyl_u32_seq(src_origin, "src_origin", c->src_origin, 3) < 0)
+		return -1;
+	if (dst_origin && dst_origin != Py_None &&
+	    pyl_u32_seq(dst_origin, "dst_origin", c->dst_origin, 3) < 0)
+		return -1;
+	if (region && region != Py_None && pyl_u32_seq(region, "region", c->extent, 3) < 0)
+		return -1;
+	return 0;
+}
+
+static PyObject *queue_copy_image(struct pyl_queue *self, PyObject *const *args, Py_ssize_t nargs,
+				  PyObject *kwnames)
+{
+	static const char *const names[] = { "src",    "dst",	   "src_origin", "dst_origin",
+					     "region", "wait_for", "blocking",	 NULL };
+	struct llmem_image_copy copy;
+	struct pyl_image *src, *dst;
+	PyObject *a[7];
+	struct pyl_op op = { 0 };
+	int ret;
+
+	if (pyl_args("copy_image", args, nargs, kwnames, names, 5, 2, a) ||
+	    pyl_op_begin(&op, self, a[5], a[6]))
+		goto fail;
+	src = pyl_as_image(a[0], "src");
+	dst = src ? pyl_as_image(a[1], "dst") : NULL;
+	if (!dst || parse_image_copy(a[2], a[3], a[4], &copy))
+		goto fail;
+	op_pin_image(&op, src);
+	op_pin_image(&op, dst);
+	pyl_op_enter(&op);
+	PYL_NOGIL(ret = llmem_enqueue_copy_image(self->q, src->img, dst->img, &copy,
+						 pyl_op_wait_list(&op), pyl_op_event(&op)));
+	pyl_op_leave(&op);
+	return pyl_op_end(&op, ret);
+fail:
+	pyl_op_free(&op);
 	return NULL;
 }
 
@@ -975,7 +797,7 @@ static PyObject *queue_submit_batch(struct pyl_queue *self, PyObject *const *arg
 	}
 	self->batch = 0;
 	if (ret || blocking) {
-		holds_clear(&self->batch_holds);
+		pyl_holds_clear(&self->batch_holds);
 		if (ret)
 			return NULL;
 		Py_RETURN_NONE;
@@ -984,8 +806,8 @@ static PyObject *queue_submit_batch(struct pyl_queue *self, PyObject *const *arg
 	e->queue = (struct pyl_queue *)Py_NewRef(self);
 	e->holds = self->batch_holds;
 	memset(&self->batch_holds, 0, sizeof(self->batch_holds));
-	if (!holds_empty(&e->holds))
-		event_link(e);
+	if (!pyl_holds_empty(&e->holds))
+		pyl_event_link(e);
 	return (PyObject *)e;
 }
 
@@ -996,7 +818,7 @@ static PyObject *queue_discard_batch(struct pyl_queue *self, PyObject *unused)
 		return pyl_closed("queue");
 	llmem_queue_discard_batch(self->q);
 	self->batch = 0;
-	holds_clear(&self->batch_holds);
+	pyl_holds_clear(&self->batch_holds);
 	Py_RETURN_NONE;
 }
 
@@ -1011,10 +833,11 @@ static PyObject *queue_info(struct pyl_queue *self, PyObject *unused)
 	ret = llmem_queue_get_info(self->q, &ci);
 	if (ret)
 		return pyl_error(ret);
-	return Py_BuildValue("{s:O,s:K,s:K}", "no_mapping",
+	return Py_BuildValue("{s:O,s:K,s:K,s:O}", "no_mapping",
 			     ci.flags & LLMEM_QUEUE_NO_MAPPING ? Py_True : Py_False, "staging_size",
 			     (unsigned long long)ci.staging_size, "chunk_size",
-			     (unsigned long long)ci.chunk_size);
+			     (unsigned long long)ci.chunk_size, "profiling",
+			     ci.flags & LLMEM_QUEUE_PROFILING ? Py_True : Py_False);
 }
 
 static PyObject *queue_get_closed(struct pyl_queue *self, void *closure)
@@ -1062,6 +885,15 @@ static PyMethodDef queue_methods[] = {
 	  "origin=None, region=None, wait_for=None, blocking=True)" },
 	{ "clear_image", PYL_FAST(queue_clear_image), PYL_FASTKW,
 	  "clear_image(image, color, origin=None, region=None, wait_for=None, blocking=True)" },
+	{ "fill_image", PYL_FAST(queue_fill_image), PYL_FASTKW,
+	  "fill_image(image, texel, origin=None, region=None, wait_for=None, blocking=True): "
+	  "texel is the bytes of one texel of the image's own type" },
+	{ "copy_image", PYL_FAST(queue_copy_image), PYL_FASTKW,
+	  "copy_image(src, dst, src_origin=None, dst_origin=None, region=None, wait_for=None, "
+	  "blocking=True): texels copied bit for bit between images of one texel size" },
+	{ "dispatch", PYL_FAST(pyl_queue_dispatch), PYL_FASTKW,
+	  "dispatch(kernel, args, groups=(1, 1, 1), push=None, wait_for=None, blocking=True): "
+	  "runs a Kernel on Buffers and ImageViews" },
 	{ "finish", (PyCFunction)queue_finish, METH_NOARGS,
 	  "Waits for every operation submitted." },
 	{ "begin_batch", (PyCFunction)queue_begin_batch, METH_NOARGS,
@@ -1088,8 +920,8 @@ PyTypeObject pyl_QueueType = {
 	.tp_basicsize = sizeof(struct pyl_queue),
 	.tp_dealloc = (destructor)queue_dealloc,
 	.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
-	.tp_doc = "Queue(session, *, no_mapping=False, staging_size=0, chunk_size=0): an "
-		  "in-order transfer queue.",
+	.tp_doc = "Queue(session, *, no_mapping=False, staging_size=0, chunk_size=0, "
+		  "profiling=False): an in-order transfer queue.",
 	.tp_weaklistoffset = offsetof(struct pyl_queue, weakrefs),
 	.tp_methods = queue_methods,
 	.tp_getset = queue_getset,
