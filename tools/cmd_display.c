@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
- * llmem display: the camera's frames, converted on the device into shared
- * RGBA buffers, scanned out by a KMS device straight from those buffers,
- * and with --writeback read back by the writeback connector and compared
- * with what was queued, frame by frame.
+ * llmem display: frames of a source (display_source.h: the camera, or a
+ * bitstream a decoder decodes) scanned out by a KMS device straight from
+ * the shared buffers they were written into; with --writeback read back by
+ * the writeback connector and compared with what was queued, frame by
+ * frame; with --hold the last frame left on screen until the caller says.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +20,6 @@
 #include <linux/videodev2.h>
 
 #include <llmem/buffer.h>
-#include <llmem/camera.h>
 #include <llmem/display.h>
 #include <llmem/error.h>
 #include <llmem/frame.h>
@@ -26,29 +29,29 @@
 
 #include "camera.h"
 #include "commands.h"
+#include "display_source.h"
 #include "emit.h"
+#include "progress.h"
 
-#define DEQUEUE_TIMEOUT_MS 10000
-#define FENCE_TIMEOUT_MS 10000
-/* Shown while the next is converted. */
-#define RGBA_BUFFERS 2
-/* A display engine's usual pitch demand. */
-#define PITCH_ALIGNMENT 64
+#define CAMERA_FRAMES 30
 
 static struct {
 	const char *camera;
 	const char *display;
+	const char *decode;
+	const char *decoder;
+	const char *writeback_to;
 	uint32_t format;
 	uint32_t size[2];
 	uint64_t frames;
 	uint64_t input;
-	bool input_given;
-	bool writeback;
+	bool format_given, size_given, frames_given, input_given;
+	bool writeback, hold;
 	bool json, quiet;
 } args = {
 	.format = V4L2_PIX_FMT_YUYV,
 	.size = { 640, 480 },
-	.frames = 30,
+	.frames = CAMERA_FRAMES,
 };
 
 static const struct cli_option options[] = {
@@ -58,6 +61,18 @@ static const struct cli_option options[] = {
 	  .value = &args.camera,
 	  .meta = "PATH",
 	  .help = "the capture node; default: the first that imports DMA-BUFs" },
+	{ .name = "decode",
+	  .type = CLI_PATH,
+	  .value = &args.decode,
+	  .meta = "FILE",
+	  .help = "show FILE, an FWHT bitstream (as `llmem encode` writes it), decoded, "
+		  "instead of the camera" },
+	{ .name = "decoder",
+	  .type = CLI_PATH,
+	  .value = &args.decoder,
+	  .meta = "PATH",
+	  .help = "with --decode, the decoder node; default: the first FWHT decoder that "
+		  "imports DMA-BUFs" },
 	{ .name = "display",
 	  .short_name = 'd',
 	  .type = CLI_PATH,
@@ -71,6 +86,7 @@ static const struct cli_option options[] = {
 	  .value = &args.format,
 	  .meta = "FOURCC",
 	  .choices = camera_formats,
+	  .given = &args.format_given,
 	  .help = "the camera's pixel format (default YUYV)" },
 	{ .name = "size",
 	  .short_name = 's',
@@ -79,7 +95,9 @@ static const struct cli_option options[] = {
 	  .meta = "WxH",
 	  .min = 2,
 	  .max = 16384,
-	  .help = "frame size and mode in pixels (default 640x480)" },
+	  .given = &args.size_given,
+	  .help = "the camera's frame size and the mode, in pixels (default 640x480; with "
+		  "--decode the stream's)" },
 	{ .name = "frames",
 	  .short_name = 'n',
 	  .type = CLI_UINT,
@@ -87,7 +105,8 @@ static const struct cli_option options[] = {
 	  .meta = "N",
 	  .min = 1,
 	  .max = 1000000,
-	  .help = "frames to show (default 30)" },
+	  .given = &args.frames_given,
+	  .help = "frames to show (default 30; with --decode the whole stream)" },
 	{ .name = "input",
 	  .short_name = 'i',
 	  .type = CLI_UINT,
@@ -101,6 +120,18 @@ static const struct cli_option options[] = {
 	  .type = CLI_FLAG,
 	  .value = &args.writeback,
 	  .help = "drive the writeback connector and compare each frame shown" },
+	{ .name = "writeback-to",
+	  .type = CLI_PATH,
+	  .value = &args.writeback_to,
+	  .meta = "FILE",
+	  .help = "with --writeback, write each frame written back into FILE, raw XRGB8888 "
+		  "rows without padding, one frame after the other" },
+	{ .name = "hold",
+	  .short_name = 'H',
+	  .type = CLI_FLAG,
+	  .value = &args.hold,
+	  .help = "keep the last frame on screen until stdin ends or SIGINT, SIGTERM or "
+		  "SIGHUP arrives" },
 	CLI_OPTION_JSON(&args.json),
 	CLI_OPTION_QUIET(&args.quiet, "print nothing but errors"),
 	{ 0 },
@@ -108,19 +139,21 @@ static const struct cli_option options[] = {
 
 struct run {
 	struct llmem_session *session;
-	struct llmem_camera *camera;
-	struct llmem_camera_info cam;
+	struct display_source *src;
 	struct llmem_display *display;
 	struct llmem_display_info disp;
-	struct llmem_display_fb *fbs[RGBA_BUFFERS];
+	struct llmem_display_fb *fbs[DISPLAY_SOURCE_MAX_BUFFERS];
 	/* With --writeback: where the connector writes, and its framebuffer. */
 	struct llmem_memory *wb_memory;
 	struct llmem_buffer *wb;
 	struct llmem_frame_layout wb_layout;
 	const uint8_t *wb_map;
 	struct llmem_display_fb *wb_fb;
+	FILE *wb_file;
 
 	uint32_t shown, matched, first_mismatch;
+	/* The framebuffer of the last frame shown. */
+	uint32_t on_screen;
 	uint64_t bytes_copied;
 	double seconds;
 };
@@ -139,35 +172,57 @@ static double wall_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* The camera writes XRGB8888, which every KMS device scans out, into shared
- * buffers the display imports. */
-static int open_camera(struct run *r)
+/* The camera's options mean nothing to a stream, which says its own
+ * format and size. */
+static int check_args(const struct cli_command *cmd)
 {
-	struct llmem_camera_create_info ci = {
+	static const char *const why = "the stream's header gives the format and size";
+
+	if (args.decode && args.camera)
+		return cli_fail(cmd, CLI_USAGE, "--decode and --camera exclude each other");
+	if (args.decode && args.format_given)
+		return cli_fail(cmd, CLI_USAGE, "--decode and --format exclude each other: %s",
+				why);
+	if (args.decode && args.size_given)
+		return cli_fail(cmd, CLI_USAGE, "--decode and --size exclude each other: %s", why);
+	if (args.decode && args.input_given)
+		return cli_fail(cmd, CLI_USAGE, "--decode and --input exclude each other");
+	if (args.decoder && !args.decode)
+		return cli_fail(cmd, CLI_USAGE, "--decoder '%s': needs --decode FILE",
+				args.decoder);
+	if (args.writeback_to && !args.writeback)
+		return cli_fail(cmd, CLI_USAGE, "--writeback-to '%s': needs --writeback",
+				args.writeback_to);
+	return 0;
+}
+
+static int open_source(struct run *r)
+{
+	struct display_camera_args ca = {
 		.device = args.camera,
 		.fourcc = args.format,
 		.width = args.size[0],
 		.height = args.size[1],
 		.input = (uint32_t)args.input,
-		.flags = LLMEM_CAMERA_SHARED_RGBA | (args.input_given ? LLMEM_CAMERA_INPUT : 0),
-		.rgba_fourcc = DRM_FORMAT_XRGB8888,
-		.rgba_buffers = RGBA_BUFFERS,
-		.rgba_pitch_alignment = PITCH_ALIGNMENT,
+		.input_given = args.input_given,
+		.frames = args.frames,
 	};
-	int ret = llmem_camera_open(r->session, &ci, &r->camera);
+	struct display_decode_args da = {
+		.file = args.decode,
+		.decoder = args.decoder,
+		.frames = args.frames_given ? args.frames : 0,
+	};
 
-	if (ret)
-		return fail(ret, "open camera");
-	llmem_camera_get_info(r->camera, &r->cam);
-	return 0;
+	return args.decode ? display_decode_open(r->session, &da, &r->src)
+			   : display_camera_open(r->session, &ca, &r->src);
 }
 
 static int open_display(struct run *r)
 {
 	struct llmem_display_create_info ci = {
 		.device = args.display,
-		.width = args.size[0],
-		.height = args.size[1],
+		.width = r->src->width,
+		.height = r->src->height,
 		.flags = args.writeback ? LLMEM_DISPLAY_WRITEBACK : 0,
 	};
 	int ret = llmem_display_open(&ci, &r->display);
@@ -175,14 +230,18 @@ static int open_display(struct run *r)
 	if (ret)
 		return fail(ret, "open display");
 	llmem_display_get_info(r->display, &r->disp);
-	for (uint32_t i = 0; i < RGBA_BUFFERS; i++) {
-		struct llmem_buffer *b;
+	return 0;
+}
 
-		llmem_camera_rgba_buffer(r->camera, i, &b);
-		ret = llmem_display_fb_create_from_buffer(r->display, b, &r->cam.rgba_layout, 0,
-							  &r->fbs[i]);
+/* A framebuffer of each buffer the source shows frames from. */
+static int make_framebuffers(struct run *r)
+{
+	for (uint32_t i = 0; i < r->src->buffer_count; i++) {
+		int ret = llmem_display_fb_create_from_buffer(r->display, r->src->buffers[i],
+							      &r->src->layout, 0, &r->fbs[i]);
+
 		if (ret)
-			return fail(ret, "framebuffer of the camera's RGBA frame");
+			return fail(ret, "framebuffer of the source's frame");
 	}
 	return 0;
 }
@@ -195,7 +254,7 @@ static int make_writeback(struct run *r)
 		.sharing = LLMEM_SHARING_DMABUF,
 		.name = "display writeback",
 	};
-	struct llmem_frame_constraints c = { .pitch_alignment = PITCH_ALIGNMENT };
+	struct llmem_frame_constraints c = { .pitch_alignment = DISPLAY_PITCH_ALIGNMENT };
 	void *map;
 	int ret;
 
@@ -218,104 +277,219 @@ static int make_writeback(struct run *r)
 	if (ret)
 		return fail(ret, "writeback frame");
 	r->wb_map = map;
-	return 0;
+	if (args.writeback_to && !(r->wb_file = fopen(args.writeback_to, "we"))) {
+		ret = -errno;
+		fprintf(stderr, "llmem display: %s: %s\n", args.writeback_to, strerror(-ret));
+	}
+	return ret;
 }
 
-/* Whether the written-back frame is @f's RGBA frame in red, green and blue. */
-static bool same_picture(struct run *r, const struct llmem_camera_frame *f)
+/*
+ * Compares the written-back frame with @f in red, green and blue, and with
+ * --writeback-to appends it to the file.  Return: 1 when they are the same,
+ * 0 when not, a negative errno when the file could not be written.
+ */
+static int check_writeback(struct run *r, const struct display_frame *f)
 {
-	const struct llmem_frame_layout *src = &r->cam.rgba_layout, *wb = &r->wb_layout;
-	const uint8_t *a = (const uint8_t *)f->rgba_data + src->offset[0];
+	const struct llmem_frame_layout *src = &r->src->layout, *wb = &r->wb_layout;
+	struct llmem_buffer *buf = r->src->buffers[f->index];
+	const uint8_t *a = f->data + src->offset[0];
 	const uint8_t *b = r->wb_map + wb->offset[0];
-	bool same = true;
+	int ret = 1;
 
+	llmem_buffer_begin_cpu_access(buf, LLMEM_CPU_READ);
 	llmem_buffer_begin_cpu_access(r->wb, LLMEM_CPU_READ);
-	for (uint32_t y = 0; same && y < src->height; y++) {
+	for (uint32_t y = 0; ret == 1 && y < src->height; y++) {
 		const uint32_t *pa = (const uint32_t *)(a + (size_t)y * src->pitch[0]);
 		const uint32_t *pb = (const uint32_t *)(b + (size_t)y * wb->pitch[0]);
 
 		for (uint32_t x = 0; x < src->width; x++)
 			if ((pa[x] ^ pb[x]) & 0xffffff) {
-				same = false;
+				ret = 0;
 				break;
 			}
 	}
+	for (uint32_t y = 0; r->wb_file && y < wb->height; y++)
+		if (fwrite(b + (size_t)y * wb->pitch[0], 4, wb->width, r->wb_file) != wb->width) {
+			fprintf(stderr, "llmem display: %s: %s\n", args.writeback_to,
+				strerror(errno));
+			ret = -EIO;
+			break;
+		}
 	llmem_buffer_end_cpu_access(r->wb, LLMEM_CPU_READ);
-	return same;
+	llmem_buffer_end_cpu_access(buf, LLMEM_CPU_READ);
+	return ret;
 }
 
-/* One frame: converted by the camera, shown, waited for, compared. */
-static int show_frame(struct run *r, uint32_t n)
+/* One frame: shown, waited for, compared. */
+static int show_frame(struct run *r, uint32_t n, const struct display_frame *f)
 {
 	struct llmem_display_commit_result res;
-	struct llmem_display_commit_info ci = { .flags = LLMEM_DISPLAY_COMMIT_OUT_FENCE };
-	struct llmem_camera_frame f;
+	struct llmem_display_commit_info ci = {
+		.fb = r->fbs[f->index],
+		.flags = LLMEM_DISPLAY_COMMIT_OUT_FENCE,
+		.writeback = r->wb_fb,
+	};
 	int ret;
 
-	ret = llmem_camera_next(r->camera, DEQUEUE_TIMEOUT_MS, &f);
-	if (ret)
-		return fail(ret, "next frame");
-	r->bytes_copied += f.bytes_copied;
-	ci.fb = r->fbs[f.rgba_index];
-	ci.writeback = r->wb_fb;
 	ret = llmem_display_commit(r->display, &ci, &res);
+	if (ret)
+		return fail(ret, "commit");
+	ret = llmem_sync_file_wait(res.out_fence, DISPLAY_TIMEOUT_MS);
+	if (!ret && res.writeback_fence >= 0)
+		ret = llmem_sync_file_wait(res.writeback_fence, DISPLAY_TIMEOUT_MS);
+	close(res.out_fence);
+	if (res.writeback_fence >= 0)
+		close(res.writeback_fence);
 	if (ret) {
-		fail(ret, "commit");
-	} else {
-		ret = llmem_sync_file_wait(res.out_fence, FENCE_TIMEOUT_MS);
-		if (!ret && res.writeback_fence >= 0)
-			ret = llmem_sync_file_wait(res.writeback_fence, FENCE_TIMEOUT_MS);
-		close(res.out_fence);
-		if (res.writeback_fence >= 0)
-			close(res.writeback_fence);
-		if (ret)
-			fprintf(stderr, "llmem display: frame %u: the display's fence: %s\n", n,
-				strerror(-ret));
+		fprintf(stderr, "llmem display: frame %u: the display's fence: %s\n", n,
+			strerror(-ret));
+		return ret;
 	}
-	if (!ret && r->wb_fb) {
-		if (same_picture(r, &f))
+	if (r->wb_fb) {
+		ret = check_writeback(r, f);
+		if (ret < 0)
+			return ret;
+		if (ret)
 			r->matched++;
 		else if (r->shown == r->matched)
 			r->first_mismatch = n;
 	}
-	if (!ret)
-		r->shown++;
-	/* The RGBA frame is the display's now; the capture buffer goes back. */
-	if (llmem_camera_release(r->camera, &f) && !ret)
-		ret = fail(-EIO, "release frame");
-	return ret;
+	r->shown++;
+	r->on_screen = llmem_display_fb_id(ci.fb);
+	return 0;
 }
 
+/* Each frame is given back to the source once the next has replaced it on
+ * screen; the last stays there. */
 static int stream(struct run *r)
 {
+	const struct display_source_ops *ops = r->src->ops;
+	struct display_frame f, prev;
+	struct progress p;
+	bool showing = false;
 	double start;
 	int ret;
 
-	ret = llmem_camera_start(r->camera);
+	ret = ops->start(r->src);
+	if (!ret)
+		ret = make_framebuffers(r);
 	if (ret)
-		return fail(ret, "start camera");
+		return ret;
+	progress_start(&p, "llmem display", "frames", r->src->frames, args.quiet);
 	start = wall_s();
-	for (uint32_t n = 0; !ret && n < args.frames; n++)
-		ret = show_frame(r, n);
+	while (!r->src->frames || r->shown < r->src->frames) {
+		ret = ops->next(r->src, &f);
+		if (ret == 1) {
+			ret = 0;
+			break;
+		}
+		if (!ret)
+			ret = show_frame(r, r->shown, &f);
+		if (!ret && showing)
+			ret = ops->release(r->src, &prev);
+		if (ret)
+			break;
+		r->bytes_copied += f.bytes_copied;
+		prev = f;
+		showing = true;
+		progress_step(&p, r->shown);
+	}
+	progress_end(&p);
 	r->seconds = wall_s() - start;
-	if (!ret && (ret = llmem_camera_stop(r->camera)))
-		fail(ret, "stop camera");
+	if (!ret)
+		ret = ops->stop(r->src);
+	return ret;
+}
+
+/* Written by the signals that end --hold, read by hold(); open until the
+ * process ends, as the handler may run until then. */
+static int hold_pipe[2] = { -1, -1 };
+
+static void hold_signalled(int sig)
+{
+	int saved = errno;
+	char c = (char)sig;
+	/* A full pipe is readable already: the hold ends either way. */
+	ssize_t n = write(hold_pipe[1], &c, 1);
+
+	(void)n;
+	errno = saved;
+}
+
+/*
+ * The signals that end --hold, caught from before the report is printed:
+ * whoever reads it may signal at once.  A handler, not a blocked mask: the
+ * Vulkan driver's threads, which the signal may be delivered to, were
+ * started with the mask as it was.  The handler stays: a second ^C cannot
+ * cut short the commit that puts the display back.  Return: the pipe's read
+ * end, or a negative errno.
+ */
+static int hold_signals(void)
+{
+	struct sigaction sa = { .sa_handler = hold_signalled, .sa_flags = SA_RESTART };
+	int ret = 0;
+
+	sigemptyset(&sa.sa_mask);
+	if (pipe2(hold_pipe, O_CLOEXEC | O_NONBLOCK) || sigaction(SIGINT, &sa, NULL) ||
+	    sigaction(SIGTERM, &sa, NULL) || sigaction(SIGHUP, &sa, NULL)) {
+		ret = -errno;
+		fprintf(stderr, "llmem display: --hold: %s\n", strerror(-ret));
+		return ret;
+	}
+	return hold_pipe[0];
+}
+
+/* Until stdin reaches its end (a closed pipe, ^D on a terminal) or a signal
+ * is caught (@sigfd becomes readable). */
+static int hold(const struct run *r, int sigfd)
+{
+	struct pollfd p[2] = { { .fd = STDIN_FILENO, .events = POLLIN },
+			       { .fd = sigfd, .events = POLLIN } };
+	char buf[4096];
+	int ret = 0;
+
+	if (!args.quiet)
+		fprintf(stderr,
+			"llmem display: holding frame %u (framebuffer %u) on %s until stdin ends "
+			"or SIGINT, SIGTERM or SIGHUP arrives\n",
+			r->shown - 1, r->on_screen, r->disp.device);
+	for (;;) {
+		if (poll(p, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			ret = -errno;
+			break;
+		}
+		if (p[1].revents)
+			break;
+		/* No stdin at all: only a signal ends the hold. */
+		if (p[0].revents & POLLNVAL) {
+			p[0].fd = -1;
+			continue;
+		}
+		if (p[0].revents) {
+			ssize_t n = read(STDIN_FILENO, buf, sizeof(buf));
+
+			if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN))
+				break;
+		}
+	}
 	return ret;
 }
 
 static void print(const struct run *r)
 {
 	struct emit e;
-	char fourcc[5] = { 0 };
+	bool camera = !strcmp(r->src->key, "camera");
 
-	memcpy(fourcc, &r->cam.format.fourcc, 4);
 	emit_begin(&e, stdout, args.json);
-	emit_object(&e, "camera");
-	emit_string(&e, "device", r->cam.device);
-	emit_string(&e, "driver", r->cam.driver);
-	emit_string(&e, "format", fourcc);
-	emit_string(&e, "rgba_backend", llmem_backend_name(r->cam.rgba_backend));
-	emit_end(&e);
+	emit_string(&e, "source", camera ? "camera" : "decode");
+	if (!camera)
+		emit_null(&e, "camera");
+	r->src->ops->emit(r->src, &e);
+	if (camera)
+		emit_null(&e, "decoder");
 	emit_object(&e, "display");
 	emit_string(&e, "device", r->disp.device);
 	emit_string(&e, "driver", r->disp.driver);
@@ -325,9 +499,10 @@ static void print(const struct run *r)
 		  r->disp.writeback_id ? r->disp.writeback_id : r->disp.connector_id);
 	emit_bool(&e, "writeback", r->disp.writeback_id != 0);
 	emit_array(&e, "framebuffers");
-	for (uint32_t i = 0; i < RGBA_BUFFERS; i++)
+	for (uint32_t i = 0; i < r->src->buffer_count; i++)
 		emit_uint(&e, NULL, llmem_display_fb_id(r->fbs[i]));
 	emit_end(&e);
+	emit_uint(&e, "on_screen", r->on_screen);
 	emit_end(&e);
 	emit_string(&e, "format", "XR24");
 	emit_uint(&e, "width", r->disp.width);
@@ -340,41 +515,62 @@ static void print(const struct run *r)
 	else
 		emit_null(&e, "writeback_matched");
 	emit_finish(&e);
+	/* Read by whoever looks at the screen during --hold. */
+	fflush(stdout);
 }
 
 static void finish(struct run *r)
 {
-	/* The display lets go of the RGBA buffers before the camera frees them. */
+	/* The display lets go of the source's buffers before they are freed. */
 	llmem_display_close(r->display);
-	llmem_camera_close(r->camera);
+	if (r->src)
+		r->src->ops->close(r->src);
 	llmem_buffer_destroy(r->wb);
 	llmem_memory_destroy(r->wb_memory);
 	llmem_session_destroy(r->session);
+}
+
+/* The file the frames were written back into, whole or not at all. */
+static int close_writeback_file(struct run *r, int ret)
+{
+	if (r->wb_file && fclose(r->wb_file) && !ret) {
+		ret = -errno;
+		fprintf(stderr, "llmem display: %s: %s\n", args.writeback_to, strerror(-ret));
+	}
+	if (r->wb_file && ret)
+		unlink(args.writeback_to);
+	return ret;
 }
 
 static int run(const struct cli_command *cmd, int argc, char **argv)
 {
 	struct llmem_session_create_info sci = { .app_name = "llmem display" };
 	struct run r = { 0 };
-	int ret;
+	int ret, sigfd = -1;
 
 	ret = cli_parse(cmd, argc, argv);
 	if (ret <= 0)
 		return -ret;
+	ret = check_args(cmd);
+	if (ret)
+		return ret;
 	ret = llmem_session_create(&sci, &r.session);
 	if (ret)
 		ret = fail(ret, "Vulkan session");
 	if (!ret)
-		ret = open_camera(&r);
+		ret = open_source(&r);
 	if (!ret)
 		ret = open_display(&r);
 	if (!ret && args.writeback)
 		ret = make_writeback(&r);
 	if (!ret && !args.quiet)
-		fprintf(stderr, "llmem display: %s (%s) on %s (%s), %ux%u XRGB8888\n", r.cam.device,
-			r.cam.driver, r.disp.device, r.disp.driver, r.disp.width, r.disp.height);
+		fprintf(stderr, "llmem display: %s on %s (%s), %ux%u XRGB8888\n", r.src->name,
+			r.disp.device, r.disp.driver, r.disp.width, r.disp.height);
 	if (!ret)
 		ret = stream(&r);
+	ret = close_writeback_file(&r, ret);
+	if (!ret && args.hold && r.shown && (sigfd = hold_signals()) < 0)
+		ret = sigfd;
 	if (!ret && (args.json || !args.quiet))
 		print(&r);
 	if (!ret && args.writeback && r.matched != r.shown) {
@@ -384,22 +580,37 @@ static int run(const struct cli_command *cmd, int argc, char **argv)
 			r.shown - r.matched, r.shown, r.first_mismatch);
 		ret = -EIO;
 	}
+	if (sigfd >= 0) {
+		int held = hold(&r, sigfd);
+
+		ret = ret ? ret : held;
+	}
 	finish(&r);
 	return ret ? CLI_FAILED : CLI_OK;
 }
 
 const struct cli_command cmd_display = {
 	.name = "display",
-	.summary = "show the camera on a KMS display, zero-copy, fenced",
+	.summary = "show the camera or a decoded stream on a KMS display, zero-copy",
 	.description =
-		"Captures frames from a V4L2 camera, converts each on the device into one\n"
-		"of two shared XRGB8888 buffers, and shows it on a KMS device with an atomic\n"
-		"commit whose out-fence says when it is on screen: the display scans out\n"
-		"the very buffer the conversion wrote, no byte is copied.  With --writeback\n"
-		"the CRTC drives the device's writeback connector, which writes each frame\n"
-		"it shows into a buffer of llmem's; the command compares it with the frame\n"
-		"queued and fails if any differs.  Without --camera and --display it takes\n"
-		"the first of each that imports DMA-BUFs.",
+		"Shows frames on a KMS device with atomic commits whose out-fences say when\n"
+		"each is on screen; the display scans out the very buffer the frame was\n"
+		"written into, and no byte is copied.  The frames come from a V4L2 camera,\n"
+		"converted on the device into one of two shared XRGB8888 buffers, or with\n"
+		"--decode FILE from an FWHT bitstream that a V4L2 decoder decodes into\n"
+		"llmem buffers: a stream of RGB pixels is decoded as XRGB8888 and shown where\n"
+		"the decoder wrote it, a Y'CbCr stream (what `llmem encode` writes) is\n"
+		"converted on the device first.  With --writeback the CRTC drives the\n"
+		"device's writeback connector, which writes each frame it shows into a\n"
+		"buffer of llmem's; the command compares it with the frame queued and fails\n"
+		"if any differs.  Without --camera, --decoder and --display it takes the\n"
+		"first of each that imports DMA-BUFs.\n"
+		"\n"
+		"With --hold the last frame stays on screen after the report is printed (and\n"
+		"flushed), until stdin reaches its end or SIGINT, SIGTERM or SIGHUP arrives;\n"
+		"then the display is put back as it was found.  Other programs (modetest,\n"
+		"drm_info) can look at it meanwhile: `sleep 60 | llmem display --hold` shows\n"
+		"it for a minute.",
 	.options = options,
 	.run = run,
 };

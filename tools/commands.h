@@ -18,7 +18,8 @@ extern const struct cli_command cmd_camera;
 extern const struct cli_command cmd_encode;
 /* llmem decode: a bitstream decoded into llmem buffers (cmd_decode.c). */
 extern const struct cli_command cmd_decode;
-/* llmem display: the camera shown on a KMS device (cmd_display.c). */
+/* llmem display: the camera or a decoded stream shown on a KMS device
+ * (cmd_display.c, its sources display_*.c). */
 extern const struct cli_command cmd_display;
 
 /* llmem bench NAME: each benchmark against its peer, one file each. */
