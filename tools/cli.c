@@ -487,9 +487,8 @@ static void print_names(FILE *out, bool bench)
 
 	for (size_t i = 0; cli_commands[i]; i++) {
 		const char *name = cli_commands[i]->name;
-		bool is_bench = !strncmp(name, "bench ", 6);
 
-		if (is_bench == bench && (bench || !strchr(name, ' '))) {
+		if (!strncmp(name, "bench ", 6) == bench) {
 			fprintf(out, "%s%s", sep, name + (bench ? 6 : 0));
 			sep = " ";
 		}
