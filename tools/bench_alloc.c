@@ -16,6 +16,7 @@
  * a second pass without per-operation clocks gives the whole-run figure.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -492,10 +493,24 @@ static void print_ratio(const char *what, const struct summary a[3], const struc
 	       a[2].med / b[2].med, b[2].med / a[2].med);
 }
 
+/* null where there is no ratio: a trace too short to free anything times no free. */
+static void print_json_quotient(const char *key, double a, double b)
+{
+	if (isfinite(a / b))
+		printf("\"%s\": %.5f", key, a / b);
+	else
+		printf("\"%s\": null", key);
+}
+
 static void print_json_ratio(const char *key, const struct summary a[3], const struct summary b[3])
 {
-	printf(", \"%s\": {\"op\": %.5f, \"alloc\": %.5f, \"free\": %.5f}", key,
-	       a[0].med / b[0].med, a[1].med / b[1].med, a[2].med / b[2].med);
+	printf(", \"%s\": {", key);
+	print_json_quotient("op", a[0].med, b[0].med);
+	printf(", ");
+	print_json_quotient("alloc", a[1].med, b[1].med);
+	printf(", ");
+	print_json_quotient("free", a[2].med, b[2].med);
+	printf("}");
 }
 
 static void print_json_figures(const struct summary s[3])
@@ -579,10 +594,10 @@ static const struct cli_option options[] = {
 static int check(const struct cli_command *cmd)
 {
 	if (args.granularity & (args.granularity - 1))
-		return cli_fail(cmd, CLI_USAGE, "--granularity %llu: expected a power of two",
+		return cli_fail(cmd, CLI_USAGE, "--granularity '%llu': expected a power of two",
 				(unsigned long long)args.granularity);
 	if (args.peer_ops_given && args.peer_ops > args.ops)
-		return cli_fail(cmd, CLI_USAGE, "--peer-ops %llu: expected at most --ops, %llu",
+		return cli_fail(cmd, CLI_USAGE, "--peer-ops '%llu': expected at most --ops, %llu",
 				(unsigned long long)args.peer_ops, (unsigned long long)args.ops);
 	return CLI_OK;
 }

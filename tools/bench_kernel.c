@@ -23,6 +23,7 @@
 #include <linux/udmabuf.h>
 
 #include "commands.h"
+#include "progress.h"
 
 #define PAGE 4096UL
 #define MAX_REPS 200
@@ -121,8 +122,9 @@ static int cmp_double(const void *a, const void *b)
 }
 
 static struct {
-	uint64_t scale;
-	bool json;
+	uint64_t scale, runs;
+	bool json, quiet;
+	bool scale_given, runs_given;
 } args = {
 	.scale = 1,
 };
@@ -134,92 +136,151 @@ static const struct cli_option options[] = {
 	  .meta = "N",
 	  .min = 1,
 	  .max = MAX_REPS / 100,
-	  .help = "repetitions times N (default 1)" },
+	  .given = &args.scale_given,
+	  .help = "repetitions times N (default 1: 15 at 32 MiB, 100 at 1 MiB)" },
+	{ .name = "runs",
+	  .short_name = 'r',
+	  .type = CLI_UINT,
+	  .value = &args.runs,
+	  .meta = "N",
+	  .min = 1,
+	  .max = MAX_REPS,
+	  .given = &args.runs_given,
+	  .help = "N repetitions at each size instead, for a quick look" },
 	CLI_OPTION_JSON(&args.json),
+	CLI_OPTION_QUIET(&args.quiet, "no progress on stderr"),
 	{ 0 },
 };
 
+#define NR_CASES 2
+
+static const struct {
+	size_t size;
+	int reps;
+} cases[NR_CASES] = { { 32UL << 20, 15 }, { 1UL << 20, 100 } };
+
+static int reps_of(size_t c)
+{
+	return args.runs_given ? (int)args.runs : cases[c].reps * (int)args.scale;
+}
+
+/* A path's figures at one size; @why says why there are none. */
+struct figure {
+	const char *why;
+	double med, min, max;
+};
+
+/*
+ * Every repetition of one size, the paths interleaved; warmed up first so
+ * that no path pays for the others' first use of the page allocator.
+ */
+static void measure(const int devs[NR_PATHS], size_t c, struct progress *pr, uint64_t *done,
+		    struct figure out[NR_PATHS])
+{
+	double times[NR_PATHS][MAX_REPS];
+	int reps = reps_of(c);
+
+	for (int p = 0; p < NR_PATHS; p++)
+		if (devs[p] >= 0)
+			run_once(p, devs[p], cases[c].size);
+	for (int r = 0; r < reps; r++) {
+		for (int p = 0; p < NR_PATHS; p++)
+			times[p][r] = devs[p] < 0 ? -1 : run_once(p, devs[p], cases[c].size);
+		progress_step(pr, ++*done);
+	}
+	for (int p = 0; p < NR_PATHS; p++) {
+		out[p] = (struct figure){ 0 };
+		if (devs[p] < 0 || times[p][0] < 0) {
+			out[p].why = "unavailable on this kernel";
+			continue;
+		}
+		qsort(times[p], reps, sizeof(double), cmp_double);
+		if (times[p][0] < 0) {
+			out[p].why = "failed";
+			continue;
+		}
+		out[p].med = times[p][reps / 2];
+		out[p].min = times[p][0];
+		out[p].max = times[p][reps - 1];
+	}
+}
+
+static void print_json(const struct figure f[NR_CASES][NR_PATHS])
+{
+	printf("{\"cases\": [");
+	for (size_t c = 0; c < NR_CASES; c++) {
+		printf("%s{\"size\": %zu, \"runs\": %d", c ? ", " : "", cases[c].size, reps_of(c));
+		for (int p = 0; p < NR_PATHS; p++) {
+			if (f[c][p].why)
+				printf(", \"%s\": null", path_names[p]);
+			else
+				printf(", \"%s\": {\"median_us\": %.1f, \"min_us\": %.1f, "
+				       "\"max_us\": %.1f}",
+				       path_names[p], f[c][p].med, f[c][p].min, f[c][p].max);
+		}
+		for (int p = HEAP; p < NR_PATHS; p++)
+			if (!f[c][LLMEM].why && !f[c][p].why)
+				printf(", \"ratio_llmem_%s\": %.3f", path_names[p],
+				       f[c][LLMEM].med / f[c][p].med);
+		printf("}");
+	}
+	printf("]}\n");
+}
+
+static void print_human(const struct figure f[NR_CASES][NR_PATHS])
+{
+	printf("# alloc + mmap + first touch of every page; medians over the\n"
+	       "# repetitions (min..max), paths interleaved in one run\n");
+	for (size_t c = 0; c < NR_CASES; c++) {
+		size_t kib = cases[c].size >> 10;
+
+		for (int p = 0; p < NR_PATHS; p++) {
+			if (f[c][p].why)
+				printf("%-12s %5zu KiB: %s\n", path_names[p], kib, f[c][p].why);
+			else
+				printf("%-12s %5zu KiB: %10.1f us median (%.1f..%.1f), %d runs\n",
+				       path_names[p], kib, f[c][p].med, f[c][p].min, f[c][p].max,
+				       reps_of(c));
+		}
+		for (int p = HEAP; p < NR_PATHS; p++)
+			if (!f[c][LLMEM].why && !f[c][p].why)
+				printf("ratio llmem/%s %zu KiB: %.2f (below 1: llmem faster)\n",
+				       path_names[p], kib, f[c][LLMEM].med / f[c][p].med);
+	}
+}
+
 static int run(const struct cli_command *cmd, int argc, char **argv)
 {
-	static const struct {
-		size_t size;
-		int reps;
-	} cases[] = { { 32UL << 20, 15 }, { 1UL << 20, 100 } };
-	double times[NR_PATHS][MAX_REPS];
+	struct figure f[NR_CASES][NR_PATHS];
 	int devs[NR_PATHS];
-	int scale, ret;
+	struct progress pr;
+	uint64_t total = 0, done = 0;
+	int ret;
 
 	ret = cli_parse(cmd, argc, argv);
 	if (ret <= 0)
 		return -ret;
-	scale = (int)args.scale;
+	if (args.scale_given && args.runs_given)
+		return cli_fail(cmd, CLI_USAGE, "--runs and --scale exclude each other");
 	for (int p = 0; p < NR_PATHS; p++)
 		devs[p] = path_open(p);
 	if (devs[LLMEM] < 0)
 		return cli_fail(cmd, CLI_FAILED, "/dev/llmem: %s (load llmem.ko)", strerror(errno));
-
-	if (args.json)
-		printf("{\"cases\": [");
-	else
-		printf("# alloc + mmap + first touch of every page; medians over the\n"
-		       "# repetitions (min..max), paths interleaved in one run\n");
-	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
-		size_t size = cases[c].size;
-		int reps = cases[c].reps * scale;
-		double med[NR_PATHS] = { 0 };
-
-		for (int p = 0; p < NR_PATHS; p++)
-			if (devs[p] >= 0)
-				run_once(p, devs[p], size);
-		for (int r = 0; r < reps; r++)
-			for (int p = 0; p < NR_PATHS; p++)
-				times[p][r] = devs[p] < 0 ? -1 : run_once(p, devs[p], size);
-
-		if (args.json)
-			printf("%s{\"size\": %zu, \"runs\": %d", c ? ", " : "", size, reps);
-		for (int p = 0; p < NR_PATHS; p++) {
-			const char *why = NULL;
-
-			if (devs[p] < 0 || times[p][0] < 0) {
-				why = "unavailable on this kernel";
-			} else {
-				qsort(times[p], reps, sizeof(double), cmp_double);
-				if (times[p][0] < 0)
-					why = "failed";
-				else
-					med[p] = times[p][reps / 2];
-			}
-			if (args.json && why)
-				printf(", \"%s\": null", path_names[p]);
-			else if (args.json)
-				printf(", \"%s\": {\"median_us\": %.1f, \"min_us\": %.1f, "
-				       "\"max_us\": %.1f}",
-				       path_names[p], med[p], times[p][0], times[p][reps - 1]);
-			else if (why)
-				printf("%-12s %5zu KiB: %s\n", path_names[p], size >> 10, why);
-			else
-				printf("%-12s %5zu KiB: %10.1f us median (%.1f..%.1f), %d runs\n",
-				       path_names[p], size >> 10, med[p], times[p][0],
-				       times[p][reps - 1], reps);
-		}
-		for (int p = HEAP; p < NR_PATHS; p++) {
-			if (!(med[LLMEM] > 0 && med[p] > 0))
-				continue;
-			if (args.json)
-				printf(", \"ratio_llmem_%s\": %.3f", path_names[p],
-				       med[LLMEM] / med[p]);
-			else
-				printf("ratio llmem/%s %zu KiB: %.2f (below 1: llmem faster)\n",
-				       path_names[p], size >> 10, med[LLMEM] / med[p]);
-		}
-		if (args.json)
-			printf("}");
-	}
-	if (args.json)
-		printf("]}\n");
+	for (size_t c = 0; c < NR_CASES; c++)
+		total += (uint64_t)reps_of(c);
+	/* Everything is measured before anything is printed, so that the
+	 * progress line never shares the terminal with the figures. */
+	progress_start(&pr, "llmem bench kernel", "runs", total, args.quiet);
+	for (size_t c = 0; c < NR_CASES; c++)
+		measure(devs, c, &pr, &done, f[c]);
+	progress_end(&pr);
 	for (int p = 0; p < NR_PATHS; p++)
 		if (devs[p] >= 0)
 			close(devs[p]);
+	if (args.json)
+		print_json(f);
+	else
+		print_human(f);
 	return CLI_OK;
 }
 
@@ -230,7 +291,8 @@ const struct cli_command cmd_bench_kernel = {
 		"Times fresh DMA-BUF memory the CPU can write (allocate, mmap, touch every\n"
 		"page) from llmem.ko, from the system DMA heap and from udmabuf, interleaved\n"
 		"in one run, at 32 MiB and 1 MiB, and prints llmem's ratio to each peer the\n"
-		"kernel has.  Needs /dev/llmem.",
+		"kernel has.  Needs /dev/llmem.  Shows its progress on stderr, in runs of\n"
+		"every path.",
 	.options = options,
 	.run = run,
 };

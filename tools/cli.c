@@ -22,6 +22,13 @@ static const struct cli_option help_option = {
 	.help = "print this help and exit",
 };
 
+static const struct cli_option version_option = {
+	.name = "version",
+	.short_name = 'V',
+	.type = CLI_FLAG,
+	.help = "print llmem's version and exit",
+};
+
 int cli_fail(const struct cli_command *cmd, int status, const char *fmt, ...)
 {
 	va_list ap;
@@ -48,15 +55,16 @@ static size_t count_options(const struct cli_command *cmd)
 	return n;
 }
 
-/* The command's options and --help, in the order help lists them. */
+/* The command's options, --help and --version, in the order help lists them. */
 static size_t all_options(const struct cli_command *cmd, const struct cli_option **out)
 {
 	size_t n = count_options(cmd);
 
-	for (size_t i = 0; i < n && i < MAX_OPTIONS - 1; i++)
+	n = n < MAX_OPTIONS - 2 ? n : MAX_OPTIONS - 2;
+	for (size_t i = 0; i < n; i++)
 		out[i] = &cmd->options[i];
-	n = n < MAX_OPTIONS - 1 ? n : MAX_OPTIONS - 1;
 	out[n++] = &help_option;
+	out[n++] = &version_option;
 	return n;
 }
 
@@ -284,6 +292,10 @@ int cli_parse(const struct cli_command *cmd, int argc, char **argv)
 			cli_help(cmd, stdout);
 			return -CLI_OK;
 		}
+		if (o == &version_option) {
+			cli_version(stdout);
+			return -CLI_OK;
+		}
 		ret = store(cmd, o, optarg);
 		if (ret)
 			return ret;
@@ -292,6 +304,11 @@ int cli_parse(const struct cli_command *cmd, int argc, char **argv)
 		return -cli_fail(cmd, CLI_USAGE, "unexpected operand '%s' (llmem %s --help)",
 				 argv[optind + cmd->max_operands], cmd->name);
 	return optind;
+}
+
+void cli_version(FILE *out)
+{
+	fprintf(out, "llmem %s\n", LLMEM_VERSION);
 }
 
 static void print_usage(const struct cli_command *cmd, FILE *out)
@@ -438,6 +455,20 @@ void cli_write_man(FILE *out, const char *version)
 		fputc('\n', out);
 		man_options(out, cmd);
 	}
+	fputs(".SH OUTPUT\n"
+	      "Results go to standard output: for people by default, as one JSON object with "
+	      "\\fB\\-\\-json\\fR (each command's keys are listed in docs/cli.md in "
+	      "llmem's source; keys are never renamed, new ones may be added).\n"
+	      ".PP\n"
+	      "Long work (frames captured, runs of a benchmark) shows its progress on standard "
+	      "error: one line redrawn in place on a terminal, a plain line at every tenth "
+	      "otherwise.  \\fB\\-\\-quiet\\fR turns it off; \\fBinfo\\fR and "
+	      "\\fBdevices\\fR, which show none, accept it too.\n"
+	      ".PP\n"
+	      "Errors go to standard error, one line that starts with the command's name, "
+	      "\\fBllmem\\fR \\fICOMMAND\\fR\\fB:\\fR.  Every command answers "
+	      "\\fB\\-\\-help\\fR and \\fB\\-\\-version\\fR on standard output.\n",
+	      out);
 	fputs(".SH EXIT STATUS\n0 when the command did what it was asked, 1 when it failed "
 	      "(the reason on standard error), 2 for a command line it does not accept.\n"
 	      ".SH ENVIRONMENT\n"
@@ -449,6 +480,21 @@ void cli_write_man(FILE *out, const char *version)
 	      out);
 }
 
+/* The commands' names, or the benchmarks' without "bench ", by spaces. */
+static void print_names(FILE *out, bool bench)
+{
+	const char *sep = "";
+
+	for (size_t i = 0; cli_commands[i]; i++) {
+		const char *name = cli_commands[i]->name;
+
+		if (!strncmp(name, "bench ", 6) == bench) {
+			fprintf(out, "%s%s", sep, name + (bench ? 6 : 0));
+			sep = " ";
+		}
+	}
+}
+
 void cli_write_completion(FILE *out)
 {
 	fputs("# bash completion for llmem, written by `llmem help --bash-completion`\n"
@@ -458,19 +504,26 @@ void cli_write_completion(FILE *out)
 	      "\t[ \"$cmd\" = bench ] && [ $COMP_CWORD -gt 2 ] && cmd=\"bench "
 	      "${COMP_WORDS[2]}\"\n"
 	      "\tif [ $COMP_CWORD -eq 1 ]; then\n"
-	      "\t\tCOMPREPLY=($(compgen -W \"help --help --version",
+	      "\t\tCOMPREPLY=($(compgen -W \"help --help --version ",
 	      out);
-	for (size_t i = 0; cli_commands[i]; i++)
-		if (!strchr(cli_commands[i]->name, ' '))
-			fprintf(out, " %s", cli_commands[i]->name);
+	print_names(out, false);
 	fputs(" bench\" -- \"$cur\"))\n\t\treturn\n\tfi\n"
 	      "\tif [ \"$cmd\" = bench ] && [ $COMP_CWORD -eq 2 ]; then\n"
-	      "\t\tCOMPREPLY=($(compgen -W \"--help",
+	      "\t\tCOMPREPLY=($(compgen -W \"--help ",
 	      out);
-	for (size_t i = 0; cli_commands[i]; i++)
-		if (!strncmp(cli_commands[i]->name, "bench ", 6))
-			fprintf(out, " %s", cli_commands[i]->name + 6);
-	fputs("\" -- \"$cur\"))\n\t\treturn\n\tfi\n\tcase \"$cmd:$prev\" in\n", out);
+	print_names(out, true);
+	fputs("\" -- \"$cur\"))\n\t\treturn\n\tfi\n"
+	      "\tif [ \"$cmd\" = help ]; then\n"
+	      "\t\tif [ $COMP_CWORD -eq 2 ]; then\n"
+	      "\t\t\tCOMPREPLY=($(compgen -W \"",
+	      out);
+	print_names(out, false);
+	fputs(" bench\" -- \"$cur\"))\n"
+	      "\t\telif [ $COMP_CWORD -eq 3 ] && [ \"${COMP_WORDS[2]}\" = bench ]; then\n"
+	      "\t\t\tCOMPREPLY=($(compgen -W \"",
+	      out);
+	print_names(out, true);
+	fputs("\" -- \"$cur\"))\n\t\tfi\n\t\treturn\n\tfi\n\tcase \"$cmd:$prev\" in\n", out);
 	for (size_t i = 0; cli_commands[i]; i++) {
 		const struct cli_command *cmd = cli_commands[i];
 		const struct cli_option *opts[MAX_OPTIONS];

@@ -78,7 +78,7 @@ struct cli_command {
 	const char *operands;
 	/* The most operands; 0 for none. */
 	int max_operands;
-	/* Ended by an entry with a NULL name; --help is added. */
+	/* Ended by an entry with a NULL name; --help and --version are added. */
 	const struct cli_option *options;
 	int (*run)(const struct cli_command *cmd, int argc, char **argv);
 };
@@ -93,7 +93,7 @@ struct cli_command {
  * @cmd's table.
  *
  * Return: the index of the first operand, at least 1; 0 (-CLI_OK) after
- * --help printed the help on stdout; -CLI_USAGE after one line on stderr
+ * --help printed the help or --version the version on stdout; -CLI_USAGE after one line on stderr
  * named the option, the value and what is accepted.  A command returns
  * -ret for anything but a positive index.
  */
@@ -101,6 +101,9 @@ int cli_parse(const struct cli_command *cmd, int argc, char **argv);
 
 /* The usage line, then the options, each with its help. */
 void cli_help(const struct cli_command *cmd, FILE *out);
+
+/* "llmem VERSION", Meson's version of the project. */
+void cli_version(FILE *out);
 
 /* "llmem NAME: " and the message, on stderr; returns @status. */
 int cli_fail(const struct cli_command *cmd, int status, const char *fmt, ...)

@@ -10,11 +10,13 @@
 #include "devices.h"
 
 static struct {
-	bool json;
+	bool json, quiet;
 } args;
 
 static const struct cli_option options[] = {
 	CLI_OPTION_JSON(&args.json),
+	CLI_OPTION_QUIET(&args.quiet, "accepted as every command accepts it: devices prints "
+				      "no progress"),
 	{ 0 },
 };
 

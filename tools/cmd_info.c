@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * llmem info: what the session reports about a device, for people (the
- * default) and for scripts (--json).
+ * llmem info: what the session reports about a device, and the DRM devices
+ * it could hand frames to, for people (the default) and for scripts
+ * (--json).
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -11,6 +12,7 @@
 #include <llmem/llmem.h>
 
 #include "commands.h"
+#include "devices.h"
 #include "vk_names.h"
 
 static const struct {
@@ -83,82 +85,62 @@ static void print_human(const struct llmem_session_info *i)
 		       i->caps & vk_cap_names[c].bit ? "yes" : "no");
 }
 
-static void json_string(const char *s)
+static void emit_flags(struct emit *e, const char *key, uint32_t flags)
 {
-	putchar('"');
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			printf("\\%c", c);
-		else if (c < 0x20)
-			printf("\\u%04x", c);
-		else
-			putchar(c);
-	}
-	putchar('"');
+	emit_array(e, key);
+	for (size_t b = 0; b < N(memory_bits); b++)
+		if (flags & memory_bits[b].bit)
+			emit_string(e, NULL, memory_bits[b].name);
+	emit_end(e);
 }
 
-static void json_flags(uint32_t flags)
-{
-	bool first = true;
-
-	putchar('[');
-	for (size_t b = 0; b < N(memory_bits); b++) {
-		if (!(flags & memory_bits[b].bit))
-			continue;
-		printf("%s\"%s\"", first ? "" : ", ", memory_bits[b].name);
-		first = false;
-	}
-	putchar(']');
-}
-
-static void print_json(const struct llmem_session_info *i)
+static void emit_device(struct emit *e, const struct llmem_session_info *i)
 {
 	char api[32];
 
 	api_version(i->api_version, api, sizeof(api));
-	printf("{\n  \"device_name\": ");
-	json_string(i->device_name);
-	printf(",\n  \"driver_name\": ");
-	json_string(i->driver_name);
-	printf(",\n  \"driver_info\": ");
-	json_string(i->driver_info);
-	printf(",\n  \"api_version\": \"%s\",\n", api);
-	printf("  \"vendor_id\": %u,\n  \"device_id\": %u,\n  \"device_type\": \"%s\",\n",
-	       i->vendor_id, i->device_id, vk_device_type_name(i->device_type));
-	printf("  \"memory_heaps\": [");
-	for (uint32_t h = 0; h < i->memory_heap_count; h++)
-		printf("%s\n    {\"index\": %u, \"size\": %llu, \"device_local\": %s}",
-		       h ? "," : "", h, (unsigned long long)i->memory_heaps[h].size,
-		       i->memory_heaps[h].flags & 1 ? "true" : "false");
-	printf("\n  ],\n  \"memory_types\": [");
+	emit_string(e, "device_name", i->device_name);
+	emit_string(e, "driver_name", i->driver_name);
+	emit_string(e, "driver_info", i->driver_info);
+	emit_string(e, "api_version", api);
+	emit_uint(e, "vendor_id", i->vendor_id);
+	emit_uint(e, "device_id", i->device_id);
+	emit_string(e, "device_type", vk_device_type_name(i->device_type));
+	emit_array(e, "memory_heaps");
+	for (uint32_t h = 0; h < i->memory_heap_count; h++) {
+		emit_object(e, NULL);
+		emit_uint(e, "index", h);
+		emit_uint(e, "size", i->memory_heaps[h].size);
+		emit_bool(e, "device_local", i->memory_heaps[h].flags & 1);
+		emit_end(e);
+	}
+	emit_end(e);
+	emit_array(e, "memory_types");
 	for (uint32_t t = 0; t < i->memory_type_count; t++) {
-		printf("%s\n    {\"index\": %u, \"heap\": %u, \"flags\": ", t ? "," : "", t,
-		       i->memory_types[t].heap_index);
-		json_flags(i->memory_types[t].flags);
-		putchar('}');
+		emit_object(e, NULL);
+		emit_uint(e, "index", t);
+		emit_uint(e, "heap", i->memory_types[t].heap_index);
+		emit_flags(e, "flags", i->memory_types[t].flags);
+		emit_end(e);
 	}
-	printf("\n  ],\n  \"supported_flag_sets\": [");
-	for (uint32_t f = 0; f < i->flag_set_count; f++) {
-		printf("%s\n    ", f ? "," : "");
-		json_flags(i->flag_sets[f]);
-	}
-	printf("\n  ],\n  \"limits\": {\"buffer_image_granularity\": %llu, "
-	       "\"non_coherent_atom_size\": %llu, \"min_imported_host_pointer_alignment\": "
-	       "%llu},\n",
-	       (unsigned long long)i->buffer_image_granularity,
-	       (unsigned long long)i->non_coherent_atom_size,
-	       (unsigned long long)i->min_imported_host_pointer_alignment);
-	printf("  \"capabilities\": {");
+	emit_end(e);
+	emit_array(e, "supported_flag_sets");
+	for (uint32_t f = 0; f < i->flag_set_count; f++)
+		emit_flags(e, NULL, i->flag_sets[f]);
+	emit_end(e);
+	emit_object(e, "limits");
+	emit_uint(e, "buffer_image_granularity", i->buffer_image_granularity);
+	emit_uint(e, "non_coherent_atom_size", i->non_coherent_atom_size);
+	emit_uint(e, "min_imported_host_pointer_alignment", i->min_imported_host_pointer_alignment);
+	emit_end(e);
+	emit_object(e, "capabilities");
 	for (size_t c = 0; c < vk_cap_name_count; c++)
-		printf("%s\"%s\": %s", c ? ", " : "", vk_cap_names[c].name,
-		       i->caps & vk_cap_names[c].bit ? "true" : "false");
-	printf("}\n}\n");
+		emit_bool(e, vk_cap_names[c].name, i->caps & vk_cap_names[c].bit);
+	emit_end(e);
 }
 
 static struct {
-	bool json;
+	bool json, quiet;
 	bool validation;
 	const char *device;
 } args;
@@ -176,6 +158,8 @@ static const struct cli_option options[] = {
 	  .type = CLI_FLAG,
 	  .value = &args.validation,
 	  .help = "with the Vulkan validation layer on" },
+	CLI_OPTION_QUIET(&args.quiet, "accepted as every command accepts it: info prints "
+				      "no progress"),
 	{ 0 },
 };
 
@@ -184,6 +168,7 @@ static int run(const struct cli_command *cmd, int argc, char **argv)
 	struct llmem_session_create_info ci = { .app_name = "llmem info" };
 	struct llmem_session_info info;
 	struct llmem_session *s;
+	struct emit e;
 	uint64_t index;
 	int ret;
 
@@ -200,11 +185,19 @@ static int run(const struct cli_command *cmd, int argc, char **argv)
 	if (ret)
 		return cli_fail(cmd, CLI_FAILED, "Vulkan session: %s", llmem_last_error());
 	llmem_session_get_info(s, &info);
-	if (args.json)
-		print_json(&info);
-	else
-		print_human(&info);
 	llmem_session_destroy(s);
+	/* The display half is the same description `llmem devices` gives,
+	 * so that both commands and their JSON agree. */
+	if (args.json) {
+		emit_begin(&e, stdout, true);
+		emit_device(&e, &info);
+	} else {
+		print_human(&info);
+		putchar('\n');
+		emit_begin(&e, stdout, false);
+	}
+	devices_drm(&e);
+	emit_finish(&e);
 	return CLI_OK;
 }
 
@@ -215,7 +208,10 @@ const struct cli_command cmd_info = {
 		"Describes a Vulkan device as libllmem sees it: its driver, memory types and\n"
 		"heaps, the memory flag sets a memory can ask for, the limits the\n"
 		"sub-allocator honours, and what the device can share (DMA-BUF export\n"
-		"and import, host pointers, DRM format modifiers, /dev/llmem).",
+		"and import, host pointers, DRM format modifiers, /dev/llmem).  Then the\n"
+		"machine's DRM devices, as `llmem devices` lists them: whether each\n"
+		"imports and exports DMA-BUFs (PRIME) and, for displays, every plane with\n"
+		"the formats and modifiers it scans out.",
 	.options = options,
 	.run = run,
 };

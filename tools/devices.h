@@ -16,7 +16,8 @@ void devices_vulkan(struct emit *e);
 /* "v4l2": video nodes, their role, queues, formats and memory types, and
  * the node `llmem camera` takes by default (devices_v4l2.c). */
 void devices_v4l2(struct emit *e);
-/* "drm": DRM nodes, their driver, PRIME and modesetting (devices_drm.c). */
+/* "drm": DRM nodes, their driver, PRIME, modesetting and planes
+ * (devices_drm.c); `llmem info` lists them too. */
 void devices_drm(struct emit *e);
 /* "llmem", "dma_heaps", "udmabuf": the kernel's DMA-BUF providers
  * (devices_kernel.c). */

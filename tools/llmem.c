@@ -130,7 +130,7 @@ int main(int argc, char **argv)
 		return CLI_OK;
 	}
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
-		printf("llmem %s\n", LLMEM_VERSION);
+		cli_version(stdout);
 		return CLI_OK;
 	}
 	if (!strcmp(argv[1], "help"))
