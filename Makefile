@@ -4,7 +4,8 @@
 # with Kbuild against a Debian kernel's headers into build/module/VERSION/.
 #
 #   make              build the library, tools and tests
-#   make demo         the zero-copy camera demo in the 6.12 VM (KVER=6.1 for 6.1)
+#   make demo         the zero-copy camera demo in the 6.12 VM (KVER=6.1 for 6.1,
+#                     FRAMES=N frames, SIZE=WxH)
 #   make check        every test: host, Vulkan, and the VM on both kernels
 #   make module       build llmem.ko (KVER=6.1 by default, 6.12 or a full version)
 #   make fuzz         the long fuzz runs: each libFuzzer target for
@@ -35,7 +36,8 @@ setup:
 	scripts/setup
 
 demo: setup
-	scripts/demo $(if $(KVER),KVER=$(KVER))
+	scripts/demo $(if $(KVER),KVER=$(KVER)) $(if $(FRAMES),FRAMES=$(FRAMES)) \
+		$(if $(SIZE),SIZE=$(SIZE))
 
 check: setup
 	scripts/check
