@@ -245,12 +245,12 @@ LLMEM_PUBLIC const char *llmem_codec_driver(const struct llmem_codec *c)
 	return c ? c->driver : "";
 }
 
-int64_t llmem_codec_now_ms(void)
+int64_t llmem_codec_now_ns(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
 /* Waits for @events on the node until @deadline (negative: forever); 0,
@@ -261,7 +261,7 @@ int llmem_codec_wait_for(struct llmem_codec *c, short events, int64_t deadline)
 	int left = -1, ret;
 
 	if (deadline >= 0) {
-		int64_t rest = deadline - llmem_codec_now_ms();
+		int64_t rest = deadline - llmem_codec_now_ns() / 1000000;
 
 		left = rest > 0 ? (int)rest : 0;
 	}

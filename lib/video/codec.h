@@ -38,6 +38,14 @@ struct llmem_codec {
 	uint32_t state;
 	bool mplane;
 	struct codec_queue out, cap;
+	/* A decoder's events dequeued and not yet handed out, as bits
+	 * 1 << enum llmem_codec_event_type. */
+	uint32_t events;
+	/* A resolution change interrupted a drain, which resumes with CAPTURE. */
+	bool drain_after_change;
+	/* When CAPTURE was last asked to stream: a source change from before
+	 * is one the caller has set CAPTURE up for already. */
+	int64_t capture_since_ns;
 };
 
 /* The ioctl, retried on EINTR: 0 or -errno, nothing recorded. */
@@ -48,8 +56,9 @@ int llmem_codec_xioctl(int fd, unsigned long request, void *arg);
 int llmem_codec_call(struct llmem_codec *c, unsigned long request, const char *name, void *arg);
 #define CODEC_CALL(c, request, arg) llmem_codec_call(c, request, #request, arg)
 
-/* CLOCK_MONOTONIC in milliseconds, for deadlines. */
-int64_t llmem_codec_now_ms(void);
+/* CLOCK_MONOTONIC in nanoseconds, the clock of deadlines and of V4L2's
+ * event timestamps. */
+int64_t llmem_codec_now_ns(void);
 
 /* Waits for @events on the node until @deadline (negative: forever): 0,
  * -ETIMEDOUT, 1 when poll saw only an error condition, or -errno recorded. */
@@ -62,8 +71,9 @@ const char *llmem_codec_fourcc_str(uint32_t fourcc, char buf[5]);
 const char *llmem_codec_queue_name(const struct llmem_codec *c, const struct codec_queue *q);
 
 /* The state machine's moves (codec_state.c) on what the queues saw: a
- * CAPTURE buffer flagged LAST, and a queue started or stopped. */
+ * CAPTURE buffer flagged LAST, and a queue started or stopped (0, or the
+ * error of asking again for a drain a resolution change interrupted). */
 void llmem_codec_on_last(struct llmem_codec *c);
-void llmem_codec_on_streaming(struct llmem_codec *c);
+int llmem_codec_on_streaming(struct llmem_codec *c);
 
 #endif

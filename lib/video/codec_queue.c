@@ -288,7 +288,7 @@ LLMEM_PUBLIC int llmem_codec_dequeue(struct llmem_codec *c, uint32_t queue, int 
 				     struct llmem_codec_buffer *out)
 {
 	struct codec_queue *q = get_queue(c, queue, "llmem_codec_dequeue");
-	int64_t deadline = timeout_ms < 0 ? -1 : llmem_codec_now_ms() + timeout_ms;
+	int64_t deadline = timeout_ms < 0 ? -1 : llmem_codec_now_ns() / 1000000 + timeout_ms;
 	struct v4l2_plane vp[VIDEO_MAX_PLANES];
 	short events;
 	struct v4l2_buffer buf;
@@ -418,12 +418,16 @@ LLMEM_PUBLIC int llmem_codec_stream_on(struct llmem_codec *c, uint32_t queue)
 	if (!q)
 		return -EINVAL;
 	type = (int)q->type;
+	if (q == &c->cap)
+		c->capture_since_ns = llmem_codec_now_ns();
 	ret = CODEC_CALL(c, VIDIOC_STREAMON, &type);
 	if (ret)
 		return ret;
 	q->streaming = true;
-	llmem_codec_on_streaming(c);
-	return 0;
+	/* CAPTURE is set up for whatever source change came before. */
+	if (q == &c->cap)
+		c->events &= ~(1u << LLMEM_CODEC_EVENT_SOURCE_CHANGE);
+	return llmem_codec_on_streaming(c);
 }
 
 LLMEM_PUBLIC int llmem_codec_stream_off(struct llmem_codec *c, uint32_t queue)
@@ -440,4 +444,22 @@ LLMEM_PUBLIC int llmem_codec_stream_off(struct llmem_codec *c, uint32_t queue)
 	q->streaming = false;
 	llmem_codec_on_streaming(c);
 	return 0;
+}
+
+LLMEM_PUBLIC int llmem_codec_follow_source_change(struct llmem_codec *c,
+						  struct llmem_codec_format *format)
+{
+	int ret;
+
+	if (!c || !format)
+		return llmem_error(-EINVAL, "llmem_codec_follow_source_change: NULL %s",
+				   c ? "format" : "codec");
+	if (c->state != LLMEM_CODEC_SOURCE_CHANGE)
+		return llmem_error(-EINVAL, "%s: no source change to follow", c->path);
+	ret = llmem_codec_stream_off(c, LLMEM_CODEC_CAPTURE);
+	if (!ret && c->cap.count)
+		ret = llmem_codec_request_buffers(c, LLMEM_CODEC_CAPTURE, c->cap.memory, 0);
+	if (!ret)
+		ret = llmem_codec_get_format(c, LLMEM_CODEC_CAPTURE, format);
+	return ret < 0 ? ret : 0;
 }
