@@ -3,7 +3,8 @@
  * llmem bench codec: an encoder fed frames a camera captured into llmem
  * pages, queued as the DMA-BUFs they are, against the copy path: the
  * encoder's own MMAP buffers, each filled by memcpy from the same captured
- * frame.  Same frames, encoder and size, in one run.
+ * frame.  Same frames, encoder and size, in one run, a frame of each path
+ * in turn.
  *
  * Everything runs in the feeding thread, and so does the encoding: a V4L2
  * memory-to-memory driver runs its job in the call that makes it ready
@@ -314,7 +315,7 @@ static int feed(struct bench *b, struct llmem_codec *enc, bool copy, uint32_t n,
 	uint32_t i = n % b->frames, k = n % BITSTREAM_BUFS;
 	struct llmem_codec_plane p = { .fd = b->frame_fd[i], .bytesused = b->raw_size };
 	struct llmem_codec_plane bp = { .fd = b->bits[k].fd };
-	struct llmem_codec_buffer done;
+	struct llmem_codec_buffer bits, done;
 	double t0 = clock_us(CLOCK_THREAD_CPUTIME_ID), t1, t2;
 	int ret = 0;
 
@@ -330,12 +331,9 @@ static int feed(struct bench *b, struct llmem_codec *enc, bool copy, uint32_t n,
 		ret = llmem_codec_queue(enc, LLMEM_CODEC_CAPTURE, k, &bp, 1, 0);
 	t2 = clock_us(CLOCK_THREAD_CPUTIME_ID);
 	if (!ret)
-		ret = llmem_codec_dequeue(enc, LLMEM_CODEC_CAPTURE, TIMEOUT_MS, &done);
+		ret = llmem_codec_dequeue(enc, LLMEM_CODEC_CAPTURE, TIMEOUT_MS, &bits);
 	if (!ret) {
-		llmem_buffer_invalidate(b->bits[done.index].buffer, 0, LLMEM_WHOLE_SIZE);
-		res->bitstream_bytes += done.bytesused[0];
-		res->bitstream_hash =
-			fnv1a(res->bitstream_hash, b->bits[done.index].map, done.bytesused[0]);
+		llmem_buffer_invalidate(b->bits[bits.index].buffer, 0, LLMEM_WHOLE_SIZE);
 		ret = llmem_codec_dequeue(enc, LLMEM_CODEC_OUTPUT, TIMEOUT_MS, &done);
 	}
 	if (ret)
@@ -344,48 +342,85 @@ static int feed(struct bench *b, struct llmem_codec *enc, bool copy, uint32_t n,
 	t[ENCODE] = t2 - t1;
 	t[COLLECT] = clock_us(CLOCK_THREAD_CPUTIME_ID) - t2;
 	t[TOTAL] = t[SUBMIT] + t[ENCODE] + t[COLLECT];
+	/* The check that both paths made the same bitstream, not timed. */
+	res->bitstream_bytes += bits.bytesused[0];
+	res->bitstream_hash =
+		fnv1a(res->bitstream_hash, b->bits[bits.index].map, bits.bytesused[0]);
 	return 0;
 }
 
-/* Encodes args.frames frames on one path, timing the feeding thread. */
-static int run_path(struct bench *b, bool copy, struct path_result *res)
+/* Where a path's CPU time went, summed over its frames. */
+struct cpu_split {
+	struct rusage ru;
+	double thread, process;
+};
+
+static void cpu_now(struct cpu_split *c)
 {
-	struct llmem_codec *enc = NULL;
-	double *t = calloc(PHASES * args.frames, sizeof(*t));
-	struct rusage ru0, ru1;
-	double proc0, thread0;
+	/* The same order before and after, so that neither window is the longer. */
+	getrusage(RUSAGE_THREAD, &c->ru);
+	c->thread = clock_us(CLOCK_THREAD_CPUTIME_ID);
+	c->process = clock_us(CLOCK_PROCESS_CPUTIME_ID);
+}
+
+static void cpu_add(struct path_result *r, const struct cpu_split *a, const struct cpu_split *b)
+{
+	r->user_us += tv_us(&b->ru.ru_utime) - tv_us(&a->ru.ru_utime);
+	r->system_us += tv_us(&b->ru.ru_stime) - tv_us(&a->ru.ru_stime);
+	r->other_threads_us += (b->process - a->process) - (b->thread - a->thread);
+}
+
+/*
+ * Encodes args.frames frames on each path, a frame of one then a frame of
+ * the other, so that both see the same load on the machine (under QEMU's
+ * TCG the host's other work moves every time), each on an encoder of its
+ * own, timing the feeding thread.
+ */
+static int run_paths(struct bench *b, struct path_result res[2])
+{
+	static const char *const names[2] = { "zero-copy", "copy" };
+	struct llmem_codec *enc[2] = { NULL, NULL };
+	double *t = calloc(2 * PHASES * args.frames, sizeof(*t));
 	struct progress pr;
 	int ret;
 
-	memset(res, 0, sizeof(*res));
-	res->bitstream_hash = 0xcbf29ce484222325ull;
 	if (!t)
 		return -ENOMEM;
-	ret = open_encoder(b, copy ? LLMEM_V4L2_MEMORY_MMAP : LLMEM_V4L2_MEMORY_DMABUF, &enc);
-	progress_start(&pr, copy ? "llmem bench codec (copy)" : "llmem bench codec (zero-copy)",
-		       "frames", args.frames, args.quiet || args.json);
-	getrusage(RUSAGE_THREAD, &ru0);
-	proc0 = clock_us(CLOCK_PROCESS_CPUTIME_ID);
-	thread0 = clock_us(CLOCK_THREAD_CPUTIME_ID);
+	memset(res, 0, 2 * sizeof(*res));
+	for (int k = 0; k < 2; k++)
+		res[k].bitstream_hash = 0xcbf29ce484222325ull;
+	ret = open_encoder(b, LLMEM_V4L2_MEMORY_DMABUF, &enc[0]);
+	if (!ret)
+		ret = open_encoder(b, LLMEM_V4L2_MEMORY_MMAP, &enc[1]);
+	progress_start(&pr, "llmem bench codec", "frames per path", args.frames,
+		       args.quiet || args.json);
 	for (uint32_t n = 0; !ret && n < args.frames; n++) {
-		double phase[PHASES];
+		for (int k = 0; !ret && k < 2; k++) {
+			double *tk = t + k * PHASES * args.frames, phase[PHASES];
+			struct cpu_split before, after;
 
-		ret = feed(b, enc, copy, n, res, phase);
-		for (int p = 0; !ret && p < PHASES; p++)
-			t[p * args.frames + n] = phase[p];
+			cpu_now(&before);
+			ret = feed(b, enc[k], k == 1, n, &res[k], phase);
+			cpu_now(&after);
+			cpu_add(&res[k], &before, &after);
+			for (int p = 0; !ret && p < PHASES; p++)
+				tk[p * args.frames + n] = phase[p];
+			if (ret)
+				fprintf(stderr, "llmem bench codec: the %s path, frame %u\n",
+					names[k], n);
+		}
 		progress_step(&pr, n + 1);
 	}
-	getrusage(RUSAGE_THREAD, &ru1);
-	res->other_threads_us = (clock_us(CLOCK_PROCESS_CPUTIME_ID) - proc0 -
-				 (clock_us(CLOCK_THREAD_CPUTIME_ID) - thread0)) /
-				args.frames;
 	progress_end(&pr);
-	llmem_codec_close(enc);
-	if (!ret) {
+	llmem_codec_close(enc[0]);
+	llmem_codec_close(enc[1]);
+	for (int k = 0; !ret && k < 2; k++) {
 		for (int p = 0; p < PHASES; p++)
-			res->phase[p] = stats(t + p * args.frames, (uint32_t)args.frames);
-		res->user_us = (tv_us(&ru1.ru_utime) - tv_us(&ru0.ru_utime)) / args.frames;
-		res->system_us = (tv_us(&ru1.ru_stime) - tv_us(&ru0.ru_stime)) / args.frames;
+			res[k].phase[p] =
+				stats(t + (k * PHASES + p) * args.frames, (uint32_t)args.frames);
+		res[k].user_us /= args.frames;
+		res[k].system_us /= args.frames;
+		res[k].other_threads_us /= args.frames;
 	}
 	free(t);
 	return ret;
@@ -481,7 +516,7 @@ static void release(struct bench *b)
 
 static int run(const struct cli_command *cmd, int argc, char **argv)
 {
-	struct path_result zero, copy;
+	struct path_result res[2];
 	struct bench b = { 0 };
 	int ret;
 
@@ -494,20 +529,18 @@ static int run(const struct cli_command *cmd, int argc, char **argv)
 		b.bits[i].fd = -1;
 	ret = setup(&b);
 	if (!ret)
-		ret = run_path(&b, false, &zero);
-	if (!ret)
-		ret = run_path(&b, true, &copy);
-	if (!ret && (zero.bitstream_bytes != copy.bitstream_bytes ||
-		     zero.bitstream_hash != copy.bitstream_hash)) {
+		ret = run_paths(&b, res);
+	if (!ret && (res[0].bitstream_bytes != res[1].bitstream_bytes ||
+		     res[0].bitstream_hash != res[1].bitstream_hash)) {
 		fprintf(stderr,
 			"llmem bench codec: the paths made different bitstreams (%llu and %llu "
 			"bytes)\n",
-			(unsigned long long)zero.bitstream_bytes,
-			(unsigned long long)copy.bitstream_bytes);
+			(unsigned long long)res[0].bitstream_bytes,
+			(unsigned long long)res[1].bitstream_bytes);
 		ret = -EIO;
 	}
 	if (!ret)
-		print_result(&b, &zero, &copy);
+		print_result(&b, &res[0], &res[1]);
 	release(&b);
 	return ret ? CLI_FAILED : CLI_OK;
 }
