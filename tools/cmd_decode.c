@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: MIT
 /*
- * llmem decode: an FWHT bitstream decoded into llmem buffers that the
- * decoder takes as DMA-BUFs, each frame read there by a conversion shader
- * on the device; writes the frames as PNGs and summary.json.
+ * llmem decode: an FWHT bitstream read from its file straight into llmem
+ * buffers, decoded into llmem buffers that the decoder takes as DMA-BUFs,
+ * each frame read there by a conversion shader on the device; the CPU
+ * copies no byte.  Follows the stream's changes of resolution.  Writes the
+ * frames as PNGs and summary.json and, with --keep-raw, the frames as the
+ * decoder wrote them.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,18 +31,17 @@
 #include "codec_bufs.h"
 #include "commands.h"
 #include "png_writer.h"
+#include "progress.h"
 #include "report.h"
 
 #define TIMEOUT_MS 10000
 #define INPUT_BUFS 2
 #define FRAME_BUFS 3
-/* The largest stream read whole. */
-#define MAX_STREAM (256u << 20)
 
 static struct {
 	const char *decoder, *out;
 	uint32_t backend;
-	bool json, quiet;
+	bool keep_raw, json, quiet;
 } args;
 
 static const struct cli_option options[] = {
@@ -61,6 +64,11 @@ static const struct cli_option options[] = {
 	  .value = &args.out,
 	  .meta = "DIR",
 	  .help = "write frame-NNN.png and summary.json into DIR" },
+	{ .name = "keep-raw",
+	  .short_name = 'k',
+	  .type = CLI_FLAG,
+	  .value = &args.keep_raw,
+	  .help = "with --out, also write raw.yuv: the frames as the decoder wrote them" },
 	CLI_OPTION_JSON(&args.json),
 	CLI_OPTION_QUIET(&args.quiet, "print nothing but errors"),
 	{ 0 },
@@ -68,8 +76,10 @@ static const struct cli_option options[] = {
 
 struct decode_run {
 	const char *input;
-	uint8_t *stream;
-	size_t stream_len, fed;
+	int input_fd;
+	/* The file's bytes, those fed to the decoder, and its FWHT frames. */
+	uint64_t stream_len, fed;
+	uint32_t stream_frames;
 	uint32_t width, height;
 	struct llmem_session *session;
 	struct llmem_codec *dec;
@@ -81,8 +91,11 @@ struct decode_run {
 	struct llmem_buffer *rgba;
 	const uint8_t *rgba_map;
 	uint32_t in_free; /* bitmask of input slots the decoder gave back */
+	FILE *raw_file;
+	struct progress progress;
 	/* results */
 	uint32_t frames, input_frames, source_changes;
+	uint64_t bytes_copied;
 	double seconds;
 };
 
@@ -92,50 +105,60 @@ static int fail(int err, const char *what)
 	return err;
 }
 
-static int read_stream(struct decode_run *r)
+/* The size of the FWHT frame at byte @at of the input (header included),
+ * or 0 where none starts or it runs past the end; its header in @hdr. */
+static size_t frame_at(const struct decode_run *r, uint64_t at, uint8_t hdr[FWHT_HEADER])
 {
-	FILE *f = fopen(r->input, "re");
-	size_t cap = 1u << 20, frame;
+	size_t size;
 
-	if (!f) {
+	if (r->stream_len - at < FWHT_HEADER ||
+	    pread(r->input_fd, hdr, FWHT_HEADER, (off_t)at) != FWHT_HEADER)
+		return 0;
+	size = fwht_frame_bytes(hdr);
+	return size && size <= r->stream_len - at ? size : 0;
+}
+
+/* Opens the input and walks its FWHT headers: whole frames, back to back. */
+static int open_stream(struct decode_run *r)
+{
+	uint8_t hdr[FWHT_HEADER];
+	struct stat st;
+	size_t size;
+
+	r->input_fd = open(r->input, O_RDONLY | O_CLOEXEC);
+	if (r->input_fd < 0 || fstat(r->input_fd, &st)) {
 		fprintf(stderr, "llmem decode: %s: %s\n", r->input, strerror(errno));
 		return -errno;
 	}
-	r->stream = malloc(cap);
-	while (r->stream) {
-		size_t n = fread(r->stream + r->stream_len, 1, cap - r->stream_len, f);
-
-		r->stream_len += n;
-		if (n == 0 || r->stream_len == MAX_STREAM)
-			break;
-		if (r->stream_len == cap) {
-			uint8_t *more = cap < MAX_STREAM ? realloc(r->stream, cap * 2) : NULL;
-
-			if (!more)
-				break;
-			r->stream = more;
-			cap *= 2;
+	r->stream_len = (uint64_t)st.st_size;
+	for (uint64_t at = 0; at < r->stream_len; at += size) {
+		size = frame_at(r, at, hdr);
+		if (!size) {
+			fprintf(stderr, "llmem decode: %s: no whole FWHT frame at byte %llu\n",
+				r->input, (unsigned long long)at);
+			return -EINVAL;
 		}
+		if (!at)
+			fwht_frame_dims(hdr, &r->width, &r->height);
+		r->stream_frames++;
 	}
-	fclose(f);
-	if (!r->stream) {
-		fprintf(stderr, "llmem decode: out of memory\n");
-		return -ENOMEM;
-	}
-	frame = fwht_frame_size(r->stream, r->stream_len);
-	if (!frame) {
-		fprintf(stderr, "llmem decode: %s: no FWHT frame at its start\n", r->input);
+	if (!r->stream_frames) {
+		fprintf(stderr, "llmem decode: %s is empty\n", r->input);
 		return -EINVAL;
 	}
-	fwht_frame_dims(r->stream, &r->width, &r->height);
 	return 0;
 }
 
-/* Queues the next FWHT frame of the stream in a free input slot, if both exist. */
+/*
+ * Queues the next FWHT frame of the stream in a free input slot, if both
+ * exist.  read() puts the file's bytes straight into the llmem buffer the
+ * decoder reads: no copy in between.
+ */
 static int feed(struct decode_run *r, bool *fed)
 {
 	struct llmem_codec_plane p;
-	size_t size = fwht_frame_size(r->stream + r->fed, r->stream_len - r->fed);
+	uint8_t hdr[FWHT_HEADER];
+	size_t size = r->fed < r->stream_len ? frame_at(r, r->fed, hdr) : 0;
 	uint32_t slot;
 	int ret;
 
@@ -149,8 +172,10 @@ static int feed(struct decode_run *r, bool *fed)
 			r->input_frames, size, r->in[slot].size);
 		return -EINVAL;
 	}
-	/* The stream is read from a file: bytes arrive in memory once, here. */
-	memcpy(r->in[slot].map, r->stream + r->fed, size);
+	if (pread(r->input_fd, r->in[slot].map, size, (off_t)r->fed) != (ssize_t)size) {
+		fprintf(stderr, "llmem decode: %s: %s\n", r->input, strerror(errno));
+		return -EIO;
+	}
 	llmem_buffer_flush(r->in[slot].buffer, 0, LLMEM_WHOLE_SIZE);
 	p = (struct llmem_codec_plane){ .fd = r->in[slot].fd, .bytesused = (uint32_t)size };
 	ret = llmem_codec_queue(r->dec, LLMEM_CODEC_OUTPUT, slot, &p, 1, r->input_frames);
@@ -175,25 +200,49 @@ static int reclaim(struct decode_run *r)
 }
 
 /*
- * The shaders' format with the stream's chroma subsampling: YUYV for 4:2:2,
- * NV12 for 4:2:0; 0 for anything else.  The decoder offers every format
- * until CAPTURE streams, and one of other subsampling fails at decode time.
+ * The shaders' format of the chroma subsampling the decoder chose for the
+ * stream (its CAPTURE format after a source change): YUYV for 4:2:2, NV12
+ * for 4:2:0; 0 for anything else.  The decoder offers every format until
+ * CAPTURE streams, and one of other subsampling fails at decode time.
  */
-static uint32_t readable_format(const struct decode_run *r)
+static uint32_t readable_format(uint32_t decoded)
 {
-	uint32_t flags = fwht_frame_flags(r->stream);
+	static const uint32_t yuv422[] = { V4L2_PIX_FMT_YUV422P, V4L2_PIX_FMT_NV16,
+					   V4L2_PIX_FMT_NV61,	 V4L2_PIX_FMT_YUYV,
+					   V4L2_PIX_FMT_YVYU,	 V4L2_PIX_FMT_UYVY,
+					   V4L2_PIX_FMT_VYUY };
+	static const uint32_t yuv420[] = { V4L2_PIX_FMT_YUV420, V4L2_PIX_FMT_YVU420,
+					   V4L2_PIX_FMT_NV12, V4L2_PIX_FMT_NV21 };
 
-	/* Three components of Y'CbCr (the uapi's masks use GENMASK, which
-	 * userspace lacks). */
-	if (((flags >> V4L2_FWHT_FL_PIXENC_OFFSET) & 3) !=
-		    V4L2_FWHT_FL_PIXENC_YUV >> V4L2_FWHT_FL_PIXENC_OFFSET ||
-	    ((flags >> V4L2_FWHT_FL_COMPONENTS_NUM_OFFSET) & 7) != 3 - 1 ||
-	    (flags & V4L2_FWHT_FL_CHROMA_FULL_WIDTH))
-		return 0;
-	return flags & V4L2_FWHT_FL_CHROMA_FULL_HEIGHT ? V4L2_PIX_FMT_YUYV : V4L2_PIX_FMT_NV12;
+	for (size_t i = 0; i < sizeof(yuv422) / sizeof(yuv422[0]); i++)
+		if (decoded == yuv422[i])
+			return V4L2_PIX_FMT_YUYV;
+	for (size_t i = 0; i < sizeof(yuv420) / sizeof(yuv420[0]); i++)
+		if (decoded == yuv420[i])
+			return V4L2_PIX_FMT_NV12;
+	return 0;
 }
 
-/* After a source change: CAPTURE in a format the shaders read, in llmem buffers. */
+/* The frame buffers and the RGBA buffer of the last resolution, released. */
+static void release_capture(struct decode_run *r)
+{
+	for (uint32_t i = 0; i < FRAME_BUFS; i++)
+		codec_buf_free(&r->frame[i]);
+	if (r->rgba_map)
+		llmem_buffer_unmap(r->rgba);
+	llmem_buffer_destroy(r->rgba);
+	if (r->rgba_memory)
+		llmem_memory_destroy(r->rgba_memory);
+	r->rgba_map = NULL;
+	r->rgba = NULL;
+	r->rgba_memory = NULL;
+}
+
+/*
+ * At each source change (the stream's start, or a new resolution): the
+ * decoder lets go of the last resolution's buffers, and CAPTURE is set up
+ * again in a format the shaders read, in llmem buffers of the new size.
+ */
 static int setup_capture(struct decode_run *r)
 {
 	struct llmem_frame_constraints c;
@@ -201,17 +250,22 @@ static int setup_capture(struct decode_run *r)
 						.name = "decoded rgba" };
 	struct llmem_buffer_create_info bci = { .name = "decoded rgba" };
 	struct llmem_codec_format want;
+	char got[5];
 	int ret;
 
-	ret = llmem_codec_get_format(r->dec, LLMEM_CODEC_CAPTURE, &want);
+	ret = llmem_codec_follow_source_change(r->dec, &want);
 	if (ret)
-		return fail(ret, "decoded format");
-	want.fourcc = readable_format(r);
+		return fail(ret, "the stream's new format");
+	release_capture(r);
+	r->source_changes++;
+	memcpy(got, &want.fourcc, 4);
+	got[4] = '\0';
+	want.fourcc = readable_format(want.fourcc);
 	if (!want.fourcc) {
 		fprintf(stderr,
-			"llmem decode: %s: the stream's chroma is neither 4:2:2 nor 4:2:0, "
-			"which the shaders read (YUYV, NV12)\n",
-			r->input);
+			"llmem decode: %s: the decoder gives %s, whose chroma is neither 4:2:2 "
+			"nor 4:2:0, which the shaders read (YUYV, NV12)\n",
+			r->input, got);
 		return -ENOTSUP;
 	}
 	ret = llmem_codec_set_format(r->dec, LLMEM_CODEC_CAPTURE, &want, &r->capf);
@@ -262,7 +316,7 @@ static int setup_capture(struct decode_run *r)
 }
 
 /* The shader reads the decoded frame where the decoder wrote it. */
-static int use_frame(struct decode_run *r, uint32_t index)
+static int use_frame(struct decode_run *r, uint32_t index, uint32_t bytesused)
 {
 	struct llmem_convert_info ci = {
 		.src = r->frame[index].buffer,
@@ -276,6 +330,13 @@ static int use_frame(struct decode_run *r, uint32_t index)
 	ret = llmem_convert_to_rgba(&ci);
 	if (ret)
 		return fail(ret, "convert on the device");
+	if (r->raw_file) {
+		llmem_buffer_invalidate(r->frame[index].buffer, 0, LLMEM_WHOLE_SIZE);
+		if (fwrite(r->frame[index].map, 1, bytesused, r->raw_file) != bytesused) {
+			fprintf(stderr, "llmem decode: writing raw.yuv: %s\n", strerror(errno));
+			return -EIO;
+		}
+	}
 	if (!args.out)
 		return 0;
 	llmem_buffer_invalidate(r->rgba, 0, LLMEM_WHOLE_SIZE);
@@ -292,29 +353,14 @@ static double wall_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static int decode_frames(struct decode_run *r)
+/* The decoded frames, until the drain ends; a new resolution sets CAPTURE
+ * up again and decoding goes on. */
+static int decode_loop(struct decode_run *r)
 {
-	bool fed, draining = false, last = false;
-	double start = wall_s();
-	uint32_t ev;
+	bool fed, draining = false;
 	int ret;
 
-	do {
-		ret = feed(r, &fed);
-	} while (!ret && fed);
-	if (ret)
-		return ret;
-	ret = llmem_codec_stream_on(r->dec, LLMEM_CODEC_OUTPUT);
-	if (ret)
-		return fail(ret, "start the bitstream");
-	ret = llmem_codec_wait_event(r->dec, TIMEOUT_MS, &ev);
-	if (ret)
-		return fail(ret, "the stream's format");
-	r->source_changes += ev == LLMEM_CODEC_EVENT_SOURCE_CHANGE;
-	ret = setup_capture(r);
-	if (ret)
-		return ret;
-	while (!last) {
+	for (;;) {
 		struct llmem_codec_buffer b;
 
 		ret = reclaim(r);
@@ -331,21 +377,20 @@ static int decode_frames(struct decode_run *r)
 		ret = llmem_codec_dequeue(r->dec, LLMEM_CODEC_CAPTURE, TIMEOUT_MS, &b);
 		if (ret)
 			return fail(ret, "decoded frame");
-		last = b.flags & LLMEM_CODEC_BUF_LAST;
-		if (last && llmem_codec_state(r->dec) == LLMEM_CODEC_SOURCE_CHANGE) {
-			fprintf(stderr,
-				"llmem decode: %s: the stream changes format after frame %u, "
-				"which this command does not follow\n",
-				r->input, r->frames);
-			return -ENOTSUP;
-		}
 		if (b.bytesused[0]) {
-			ret = use_frame(r, b.index);
+			ret = use_frame(r, b.index, b.bytesused[0]);
 			if (ret)
 				return ret;
 			r->frames++;
+			progress_step(&r->progress, r->frames);
 		}
-		if (!last) {
+		if (llmem_codec_state(r->dec) == LLMEM_CODEC_SOURCE_CHANGE) {
+			ret = setup_capture(r);
+			if (ret)
+				return ret;
+		} else if (b.flags & LLMEM_CODEC_BUF_LAST) {
+			return 0;
+		} else {
 			struct llmem_codec_plane p = { .fd = r->frame[b.index].fd };
 
 			ret = llmem_codec_queue(r->dec, LLMEM_CODEC_CAPTURE, b.index, &p, 1, 0);
@@ -353,8 +398,40 @@ static int decode_frames(struct decode_run *r)
 				return fail(ret, "requeue frame buffer");
 		}
 	}
+}
+
+static int decode_frames(struct decode_run *r)
+{
+	double start = wall_s();
+	bool fed;
+	uint32_t ev;
+	int ret;
+
+	do {
+		ret = feed(r, &fed);
+	} while (!ret && fed);
+	if (ret)
+		return ret;
+	ret = llmem_codec_stream_on(r->dec, LLMEM_CODEC_OUTPUT);
+	if (ret)
+		return fail(ret, "start the bitstream");
+	ret = llmem_codec_wait_event(r->dec, TIMEOUT_MS, &ev);
+	if (ret)
+		return fail(ret, "the stream's format");
+	if (ev != LLMEM_CODEC_EVENT_SOURCE_CHANGE) {
+		fprintf(stderr, "llmem decode: %s: the decoder ended before it found a frame\n",
+			r->input);
+		return -EIO;
+	}
+	ret = setup_capture(r);
+	if (ret)
+		return ret;
+	progress_start(&r->progress, "llmem decode", "frames", r->stream_frames,
+		       args.quiet || args.json);
+	ret = decode_loop(r);
+	progress_end(&r->progress);
 	r->seconds = wall_s() - start;
-	return 0;
+	return ret;
 }
 
 static int setup_decoder(struct decode_run *r)
@@ -409,11 +486,12 @@ static void print_summary(FILE *f, const void *run)
 		"{\n  \"input\": \"%s\",\n  \"decoder\": \"%s\",\n  \"decoder_driver\": \"%s\",\n"
 		"  \"codec\": \"FWHT\",\n  \"format\": \"%.4s\",\n  \"width\": %u,\n"
 		"  \"height\": %u,\n  \"input_frames\": %u,\n  \"frames\": %u,\n"
-		"  \"source_changes\": %u,\n  \"bitstream_bytes\": %zu,\n  \"seconds\": %.3f,\n"
+		"  \"source_changes\": %u,\n  \"bitstream_bytes\": %llu,\n"
+		"  \"bytes_copied\": %llu,\n  \"seconds\": %.3f,\n"
 		"  \"validation_messages\": %lld\n}\n",
 		r->input, r->decoder, llmem_codec_driver(r->dec), (const char *)&r->capf.fourcc,
 		r->capf.width, r->capf.height, r->input_frames, r->frames, r->source_changes,
-		r->stream_len, r->seconds,
+		(unsigned long long)r->stream_len, (unsigned long long)r->bytes_copied, r->seconds,
 		(long long)llmem_session_validation_messages(r->session));
 }
 
@@ -422,20 +500,47 @@ static void release(struct decode_run *r)
 	llmem_codec_close(r->dec);
 	for (uint32_t i = 0; i < INPUT_BUFS; i++)
 		codec_buf_free(&r->in[i]);
-	for (uint32_t i = 0; i < FRAME_BUFS; i++)
-		codec_buf_free(&r->frame[i]);
-	if (r->rgba_map)
-		llmem_buffer_unmap(r->rgba);
-	llmem_buffer_destroy(r->rgba);
-	if (r->rgba_memory)
-		llmem_memory_destroy(r->rgba_memory);
+	release_capture(r);
 	llmem_session_destroy(r->session);
-	free(r->stream);
+	if (r->raw_file)
+		fclose(r->raw_file);
+	if (r->input_fd >= 0)
+		close(r->input_fd);
+}
+
+static int open_raw(struct decode_run *r)
+{
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/raw.yuv", args.out);
+	r->raw_file = fopen(path, "we");
+	if (r->raw_file)
+		return 0;
+	fprintf(stderr, "llmem decode: %s: %s\n", path, strerror(errno));
+	return -errno;
+}
+
+static int decode(struct decode_run *r)
+{
+	int ret = open_stream(r);
+
+	if (!ret && args.keep_raw)
+		ret = open_raw(r);
+	if (!ret)
+		ret = setup_decoder(r);
+	if (!ret)
+		ret = decode_frames(r);
+	if (r->raw_file && fclose(r->raw_file) && !ret) {
+		fprintf(stderr, "llmem decode: closing raw.yuv: %s\n", strerror(errno));
+		ret = -EIO;
+	}
+	r->raw_file = NULL;
+	return ret;
 }
 
 static int run(const struct cli_command *cmd, int argc, char **argv)
 {
-	struct decode_run r = { 0 };
+	struct decode_run r = { .input_fd = -1 };
 	bool made_dir = false;
 	int ret;
 
@@ -444,22 +549,16 @@ static int run(const struct cli_command *cmd, int argc, char **argv)
 		return -ret;
 	if (ret != argc - 1)
 		return cli_fail(cmd, CLI_USAGE, "one FILE to decode, please");
+	if (args.keep_raw && !args.out)
+		return cli_fail(cmd, CLI_USAGE,
+				"--keep-raw writes into the --out folder: give one");
 	r.input = argv[ret];
-	ret = read_stream(&r);
-	if (ret) {
-		free(r.stream);
-		return CLI_FAILED;
-	}
 	if (args.out) {
 		made_dir = mkdir(args.out, 0755) == 0;
-		if (!made_dir && errno != EEXIST) {
-			free(r.stream);
+		if (!made_dir && errno != EEXIST)
 			return cli_fail(cmd, CLI_FAILED, "%s: %s", args.out, strerror(errno));
-		}
 	}
-	ret = setup_decoder(&r);
-	if (!ret)
-		ret = decode_frames(&r);
+	ret = decode(&r);
 	if (!ret && args.out)
 		ret = report_write_summary("decode", args.out, print_summary, &r);
 	if (!ret && args.json)
@@ -471,8 +570,13 @@ static int run(const struct cli_command *cmd, int argc, char **argv)
 		       r.decoder, llmem_codec_driver(r.dec), r.seconds,
 		       args.out ? "; files in " : "", args.out ? args.out : "");
 	release(&r);
-	if (ret && made_dir)
+	if (ret && made_dir) {
+		char path[4096];
+
+		snprintf(path, sizeof(path), "%s/raw.yuv", args.out);
+		unlink(path);
 		rmdir(args.out);
+	}
 	return ret ? CLI_FAILED : CLI_OK;
 }
 
@@ -482,7 +586,10 @@ const struct cli_command cmd_decode = {
 	.description = "Decodes an FWHT bitstream (as `llmem encode` writes it) with a V4L2\n"
 		       "memory-to-memory decoder into llmem pages it takes as DMA-BUFs, and\n"
 		       "converts each frame to RGBA on the device where the decoder wrote it.\n"
-		       "With --out, writes each frame as a PNG and summary.json.",
+		       "The stream is read from its file straight into the buffers the decoder\n"
+		       "reads, and may change resolution.  With --out, writes each frame as a\n"
+		       "PNG and summary.json; with --keep-raw also raw.yuv, the frames as the\n"
+		       "decoder wrote them, for comparing with a reference decoder.",
 	.operands = "FILE",
 	.max_operands = 1,
 	.options = options,

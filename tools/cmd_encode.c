@@ -1,15 +1,18 @@
 // SPDX-License-Identifier: MIT
 /*
  * llmem encode: one buffer across three drivers.  The camera captures into
- * llmem pages, the device converts each frame to RGBA where it lies, and the
- * encoder takes the very pages the camera wrote as its DMA-BUF input: no
- * byte of a frame is copied by the CPU.  Writes the bitstream, the frames as
- * PNGs and summary.json.
+ * llmem pages, the device mirrors each frame in place there
+ * (shaders/mirror.comp), and the encoder takes those very pages as its
+ * DMA-BUF input: it encodes what the device wrote, and the CPU copies no
+ * byte of a frame.  Writes the bitstream, the frames as PNGs (converted on
+ * the device from the same pages, after the mirror), summary.json and, with
+ * --keep-raw, the frames as the encoder read them.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -27,20 +30,35 @@
 #include "camera.h"
 #include "codec_bufs.h"
 #include "commands.h"
+#include "mirror.h"
 #include "png_writer.h"
+#include "progress.h"
 #include "report.h"
 
 #define TIMEOUT_MS 10000
 #define BITSTREAM_BUFS 2
 
+/* What the device does to each frame in place before the encoder takes it. */
+enum process {
+	PROCESS_MIRROR = 1,
+	PROCESS_NONE = 2
+};
+
+static const struct cli_choice processes[] = {
+	{ "mirror", PROCESS_MIRROR },
+	{ "none", PROCESS_NONE },
+	{ 0 },
+};
+
 static struct {
 	const char *device, *encoder, *out;
-	uint32_t format, backend;
+	uint32_t format, backend, process;
 	uint32_t size[2];
 	uint64_t frames, input;
-	bool input_given, json, quiet;
+	bool input_given, keep_raw, json, quiet;
 } args = {
 	.format = V4L2_PIX_FMT_YUYV,
+	.process = PROCESS_MIRROR,
 	.size = { 640, 480 },
 	.frames = 10,
 };
@@ -96,12 +114,25 @@ static const struct cli_option options[] = {
 	  .meta = "NAME",
 	  .choices = camera_backends,
 	  .help = "where the frames' pages come from (default: the best that works)" },
+	{ .name = "process",
+	  .short_name = 'p',
+	  .type = CLI_CHOICE,
+	  .value = &args.process,
+	  .meta = "NAME",
+	  .choices = processes,
+	  .help = "what the device does to each frame in place before it is encoded: "
+		  "mirror (default) or none" },
 	{ .name = "out",
 	  .short_name = 'o',
 	  .type = CLI_PATH,
 	  .value = &args.out,
 	  .meta = "DIR",
 	  .help = "write stream.fwht, frame-NNN.png and summary.json into DIR" },
+	{ .name = "keep-raw",
+	  .short_name = 'k',
+	  .type = CLI_FLAG,
+	  .value = &args.keep_raw,
+	  .help = "with --out, also write raw.yuv: the frames as the encoder read them" },
 	CLI_OPTION_JSON(&args.json),
 	CLI_OPTION_QUIET(&args.quiet, "print nothing but errors"),
 	{ 0 },
@@ -113,14 +144,24 @@ struct encode_run {
 	struct llmem_codec *enc;
 	struct llmem_camera_info info;
 	struct llmem_codec_format raw, coded;
-	char encoder[64];
+	char encoder[64], encoder_driver[16];
 	int frame_fd[LLMEM_CAMERA_MAX_BUFFERS];
+	/* With --keep-raw: each frame's DMA-BUF mapped, and raw.yuv. */
+	void *frame_map[LLMEM_CAMERA_MAX_BUFFERS];
+	FILE *raw_file;
 	struct codec_buf bits[BITSTREAM_BUFS];
+	struct mirror mirror;
 	FILE *stream;
 	/* results */
 	uint32_t frames, keyframes;
 	uint64_t bitstream_bytes, bytes_copied;
-	int64_t codec_vmaps, codec_attachments;
+	/* What llmem.ko saw of the first frame's DMA-BUF: before the encoder
+	 * took it (the camera's own hold), while the encoder held it, and
+	 * after the encoder let go of its buffers; -1 where it could not tell. */
+	struct tracker_view {
+		int64_t vmaps, attachments;
+	} before, held, after;
+	uint32_t first;
 	double seconds;
 };
 
@@ -159,6 +200,7 @@ static int setup_encoder(struct encode_run *r)
 	ret = llmem_codec_open(r->encoder, &r->enc);
 	if (ret)
 		return fail(ret, "open encoder");
+	snprintf(r->encoder_driver, sizeof(r->encoder_driver), "%s", llmem_codec_driver(r->enc));
 	if (llmem_codec_kind(r->enc) != LLMEM_CODEC_ENCODER) {
 		fprintf(stderr, "llmem encode: %s is no encoder\n", r->encoder);
 		return -ENODEV;
@@ -249,68 +291,105 @@ static int take_bitstream(struct encode_run *r, bool *last)
 	return ret ? fail(ret, "requeue bitstream buffer") : 0;
 }
 
-/* What llmem.ko sees of a frame while the encoder holds it. */
-static void query_tracker(struct encode_run *r, int fd)
+/* What llmem.ko sees of a frame's DMA-BUF now. */
+static void query_tracker(int fd, struct tracker_view *v)
 {
 	struct llmem_dmabuf_state st = { 0 };
 
-	r->codec_vmaps = r->codec_attachments = -1;
+	v->vmaps = v->attachments = -1;
 	if (llmem_dmabuf_query(fd, &st))
 		return;
 	if (st.known & LLMEM_DMABUF_KNOWN_VMAPS)
-		r->codec_vmaps = st.vmaps;
+		v->vmaps = st.vmaps;
 	if (st.known & LLMEM_DMABUF_KNOWN_ATTACHMENTS)
-		r->codec_attachments = st.attachments;
+		v->attachments = st.attachments;
 }
 
-static int write_frame(const struct encode_run *r, const struct llmem_camera_frame *f, uint32_t n)
+/* @b less @a, or -1 where either is unknown. */
+static int64_t count_diff(int64_t b, int64_t a)
+{
+	return a < 0 || b < 0 ? -1 : b - a;
+}
+
+/* The frame as it lies now, converted on the device from the same pages. */
+static int write_frame(struct encode_run *r, struct llmem_camera_frame *f, uint32_t n)
 {
 	const struct llmem_frame_layout *l = &r->info.rgba_layout;
 	char path[4096];
+	int ret;
 
+	ret = llmem_camera_convert(r->cam, f);
+	if (ret)
+		return fail(ret, "convert on the device");
 	snprintf(path, sizeof(path), "%s/frame-%03u.png", args.out, n);
 	return write_png_rgba(path, (const uint8_t *)f->rgba_data + l->offset[0], l->width,
 			      l->height, l->pitch[0]);
 }
 
+/* One frame: the device's work in place, the PNG, the encoder. */
+static int encode_one(struct encode_run *r, struct llmem_camera_frame *f, uint32_t n, bool *last)
+{
+	struct llmem_codec_plane p = { .fd = r->frame_fd[f->index],
+				       .bytesused = r->raw.sizeimage[0] };
+	struct llmem_codec_buffer done;
+	int ret;
+
+	r->bytes_copied += f->bytes_copied;
+	if (args.process == PROCESS_MIRROR && (ret = mirror_run(&r->mirror, f->source)))
+		return fail(ret, "mirror on the device");
+	if (args.out && (ret = write_frame(r, f, n)))
+		return ret;
+	if (n == 0) {
+		r->first = f->index;
+		query_tracker(p.fd, &r->before);
+	}
+	ret = llmem_codec_queue(r->enc, LLMEM_CODEC_OUTPUT, f->index, &p, 1, n);
+	if (ret)
+		return fail(ret, "queue frame to the encoder");
+	if (n == 0)
+		query_tracker(p.fd, &r->held);
+	ret = take_bitstream(r, last);
+	if (ret)
+		return ret;
+	ret = llmem_codec_dequeue(r->enc, LLMEM_CODEC_OUTPUT, TIMEOUT_MS, &done);
+	if (ret)
+		return fail(ret, "frame back from the encoder");
+	if (r->raw_file)
+		return dmabuf_append(r->raw_file, p.fd, r->frame_map[f->index], p.bytesused,
+				     "llmem encode");
+	return 0;
+}
+
 static int encode_frames(struct encode_run *r)
 {
 	double start = wall_s();
+	struct progress pr;
 	bool last = false;
 	int ret;
 
 	ret = llmem_camera_start(r->cam);
 	if (ret)
 		return fail(ret, "start camera");
+	progress_start(&pr, "llmem encode", "frames", args.frames, args.quiet || args.json);
 	for (uint32_t n = 0; n < args.frames; n++) {
 		struct llmem_camera_frame f;
-		struct llmem_codec_plane p;
-		struct llmem_codec_buffer done;
 
 		ret = llmem_camera_next(r->cam, TIMEOUT_MS, &f);
+		if (ret) {
+			fail(ret, "next frame");
+			break;
+		}
+		ret = encode_one(r, &f, n, &last);
+		if (!ret && (ret = llmem_camera_release(r->cam, &f)))
+			fail(ret, "release frame");
 		if (ret)
-			return fail(ret, "next frame");
-		r->bytes_copied += f.bytes_copied;
-		p = (struct llmem_codec_plane){ .fd = r->frame_fd[f.index],
-						.bytesused = r->raw.sizeimage[0] };
-		ret = llmem_codec_queue(r->enc, LLMEM_CODEC_OUTPUT, f.index, &p, 1, n);
-		if (ret)
-			return fail(ret, "queue frame to the encoder");
-		if (n == 0)
-			query_tracker(r, r->frame_fd[f.index]);
-		if (args.out && (ret = write_frame(r, &f, n)))
-			return ret;
-		ret = take_bitstream(r, &last);
-		if (ret)
-			return ret;
-		ret = llmem_codec_dequeue(r->enc, LLMEM_CODEC_OUTPUT, TIMEOUT_MS, &done);
-		if (ret)
-			return fail(ret, "frame back from the encoder");
-		ret = llmem_camera_release(r->cam, &f);
-		if (ret)
-			return fail(ret, "release frame");
+			break;
 		r->frames++;
+		progress_step(&pr, n + 1);
 	}
+	progress_end(&pr);
+	if (ret)
+		return ret;
 	ret = llmem_codec_drain(r->enc);
 	if (ret)
 		return fail(ret, "drain");
@@ -320,6 +399,10 @@ static int encode_frames(struct encode_run *r)
 			return ret;
 	}
 	r->seconds = wall_s() - start;
+	/* The encoder lets go of the frames; the camera still holds them. */
+	llmem_codec_close(r->enc);
+	r->enc = NULL;
+	query_tracker(r->frame_fd[r->first], &r->after);
 	ret = llmem_camera_stop(r->cam);
 	return ret ? fail(ret, "stop camera") : 0;
 }
@@ -332,16 +415,50 @@ static void print_summary(FILE *f, const void *run)
 		"{\n  \"camera\": \"%s\",\n  \"camera_driver\": \"%s\",\n  \"encoder\": \"%s\",\n"
 		"  \"encoder_driver\": \"%s\",\n  \"format\": \"%.4s\",\n  \"codec\": \"FWHT\",\n"
 		"  \"width\": %u,\n  \"height\": %u,\n  \"backend\": \"%s\",\n"
-		"  \"frames\": %u,\n  \"keyframes\": %u,\n  \"bitstream_bytes\": %llu,\n"
-		"  \"bytes_copied\": %llu,\n  \"codec_vmaps\": %lld,\n"
-		"  \"codec_attachments\": %lld,\n  \"seconds\": %.3f,\n"
+		"  \"process\": \"%s\",\n  \"frames\": %u,\n  \"keyframes\": %u,\n"
+		"  \"bitstream_bytes\": %llu,\n  \"bytes_copied\": %llu,\n"
+		"  \"codec_vmaps\": %lld,\n  \"codec_attachments\": %lld,\n"
+		"  \"codec_vmaps_after_stop\": %lld,\n  \"seconds\": %.3f,\n"
 		"  \"validation_messages\": %lld\n}\n",
-		r->info.device, r->info.driver, r->encoder, llmem_codec_driver(r->enc),
+		r->info.device, r->info.driver, r->encoder, r->encoder_driver,
 		(const char *)&r->info.format.fourcc, r->info.format.width, r->info.format.height,
-		llmem_backend_name(r->info.backend), r->frames, r->keyframes,
+		llmem_backend_name(r->info.backend),
+		args.process == PROCESS_MIRROR ? "mirror" : "none", r->frames, r->keyframes,
 		(unsigned long long)r->bitstream_bytes, (unsigned long long)r->bytes_copied,
-		(long long)r->codec_vmaps, (long long)r->codec_attachments, r->seconds,
+		(long long)count_diff(r->held.vmaps, r->before.vmaps),
+		(long long)count_diff(r->held.attachments, r->before.attachments),
+		(long long)count_diff(r->after.vmaps, r->before.vmaps), r->seconds,
 		(long long)llmem_session_validation_messages(r->session));
+}
+
+/* Each frame's DMA-BUF mapped, and raw.yuv open, for --keep-raw. */
+static int open_raw(struct encode_run *r)
+{
+	char path[4096];
+
+	for (uint32_t i = 0; i < r->info.buffers; i++) {
+		r->frame_map[i] =
+			dmabuf_map_read(r->frame_fd[i], r->raw.sizeimage[0], "llmem encode");
+		if (!r->frame_map[i])
+			return -EIO;
+	}
+	snprintf(path, sizeof(path), "%s/raw.yuv", args.out);
+	r->raw_file = fopen(path, "we");
+	if (!r->raw_file) {
+		fprintf(stderr, "llmem encode: %s: %s\n", path, strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
+static int close_file(FILE **f, const char *what)
+{
+	int ret = *f && fclose(*f) ? -EIO : 0;
+
+	if (ret)
+		fprintf(stderr, "llmem encode: closing %s: %s\n", what, strerror(errno));
+	*f = NULL;
+	return ret;
 }
 
 static int encode(struct encode_run *r)
@@ -354,7 +471,7 @@ static int encode(struct encode_run *r)
 		.height = args.size[1],
 		.input = (uint32_t)args.input,
 		.backend = args.backend,
-		.flags = args.input_given ? LLMEM_CAMERA_INPUT : 0,
+		.flags = LLMEM_CAMERA_CONVERT_LATER | (args.input_given ? LLMEM_CAMERA_INPUT : 0),
 	};
 	char path[4096];
 	int ret;
@@ -366,8 +483,13 @@ static int encode(struct encode_run *r)
 	if (ret)
 		return fail(ret, "open camera");
 	llmem_camera_get_info(r->cam, &r->info);
+	if (args.process == PROCESS_MIRROR &&
+	    (ret = mirror_init(&r->mirror, r->session, &r->info.layout, "llmem encode")))
+		return ret;
 	ret = setup_encoder(r);
 	if (ret)
+		return ret;
+	if (args.keep_raw && (ret = open_raw(r)))
 		return ret;
 	if (args.out) {
 		snprintf(path, sizeof(path), "%s/stream.fwht", args.out);
@@ -378,11 +500,10 @@ static int encode(struct encode_run *r)
 		}
 	}
 	ret = encode_frames(r);
-	if (r->stream && fclose(r->stream) && !ret) {
-		fprintf(stderr, "llmem encode: closing the bitstream: %s\n", strerror(errno));
+	if (close_file(&r->stream, "the bitstream") && !ret)
 		ret = -EIO;
-	}
-	r->stream = NULL;
+	if (close_file(&r->raw_file, "raw.yuv") && !ret)
+		ret = -EIO;
 	return ret;
 }
 
@@ -390,12 +511,18 @@ static void release(struct encode_run *r)
 {
 	if (r->stream)
 		fclose(r->stream);
+	if (r->raw_file)
+		fclose(r->raw_file);
+	mirror_fini(&r->mirror);
 	llmem_codec_close(r->enc);
 	for (uint32_t i = 0; i < BITSTREAM_BUFS; i++)
 		codec_buf_free(&r->bits[i]);
-	for (uint32_t i = 0; i < LLMEM_CAMERA_MAX_BUFFERS; i++)
+	for (uint32_t i = 0; i < LLMEM_CAMERA_MAX_BUFFERS; i++) {
+		if (r->frame_map[i])
+			munmap(r->frame_map[i], r->raw.sizeimage[0]);
 		if (r->frame_fd[i] > 0)
 			close(r->frame_fd[i]);
+	}
 	llmem_camera_close(r->cam);
 	llmem_session_destroy(r->session);
 }
@@ -409,6 +536,9 @@ static int run(const struct cli_command *cmd, int argc, char **argv)
 	ret = cli_parse(cmd, argc, argv);
 	if (ret <= 0)
 		return -ret;
+	if (args.keep_raw && !args.out)
+		return cli_fail(cmd, CLI_USAGE,
+				"--keep-raw writes into the --out folder: give one");
 	for (uint32_t i = 0; i < BITSTREAM_BUFS; i++)
 		r.bits[i].fd = -1;
 	if (args.out) {
@@ -426,7 +556,7 @@ static int run(const struct cli_command *cmd, int argc, char **argv)
 		       "bytes of FWHT in %.2f s, %llu bytes copied%s%s\n",
 		       r.frames, r.info.format.width, r.info.format.height,
 		       (const char *)&r.info.format.fourcc, r.info.device, r.info.driver, r.encoder,
-		       llmem_codec_driver(r.enc), (unsigned long long)r.bitstream_bytes, r.seconds,
+		       r.encoder_driver, (unsigned long long)r.bitstream_bytes, r.seconds,
 		       (unsigned long long)r.bytes_copied, args.out ? "; files in " : "",
 		       args.out ? args.out : "");
 	release(&r);
@@ -435,6 +565,8 @@ static int run(const struct cli_command *cmd, int argc, char **argv)
 		char path[4096];
 
 		snprintf(path, sizeof(path), "%s/stream.fwht", args.out);
+		unlink(path);
+		snprintf(path, sizeof(path), "%s/raw.yuv", args.out);
 		unlink(path);
 		rmdir(args.out);
 	}
@@ -446,10 +578,13 @@ const struct cli_command cmd_encode = {
 	.summary = "capture, process on the device, encode from the same pages",
 	.description =
 		"Captures frames from a V4L2 camera into llmem pages shared as DMA-BUFs,\n"
-		"converts each to RGBA on the device where it lies, and hands the very pages\n"
-		"the camera wrote to a V4L2 memory-to-memory encoder (FWHT, vicodec) as its\n"
-		"input: the CPU copies no byte of a frame.  With --out, writes stream.fwht,\n"
-		"each frame as a PNG and summary.json.",
+		"mirrors each on the device in place, where the camera wrote it, and hands\n"
+		"those very pages to a V4L2 memory-to-memory encoder (FWHT, vicodec) as its\n"
+		"input: the encoder encodes what the device wrote, and the CPU copies no\n"
+		"byte of a frame.  With --out, writes stream.fwht, summary.json and each\n"
+		"frame as a PNG, converted on the device from the same pages; with\n"
+		"--keep-raw also raw.yuv, the frames as the encoder read them, for a\n"
+		"reference encoder to take.",
 	.options = options,
 	.run = run,
 };

@@ -4,9 +4,14 @@
  * the Vulkan driver's own DMA-BUFs included, hands the codec an fd whose
  * first byte is the buffer's.  FWHT frames split by their headers.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <unistd.h>
+
+#include <linux/dma-buf.h>
 
 #include <llmem/buffer.h>
 #include <llmem/error.h>
@@ -15,23 +20,22 @@
 
 #include "codec_bufs.h"
 
-/* struct fwht_cframe_hdr of the kernel's codec-fwht.h: 11 big-endian words,
- * the frame's payload size last. */
-#define FWHT_HEADER 44
-
 static uint32_t be32(const uint8_t *p)
 {
 	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
-size_t fwht_frame_size(const uint8_t *data, size_t len)
+size_t fwht_frame_bytes(const uint8_t *hdr)
 {
 	static const uint8_t magic[8] = { 0x4f, 0x4f, 0x4f, 0x4f, 0xff, 0xff, 0xff, 0xff };
-	size_t size;
 
-	if (len < FWHT_HEADER || memcmp(data, magic, sizeof(magic)))
-		return 0;
-	size = FWHT_HEADER + (size_t)be32(data + 40);
+	return memcmp(hdr, magic, sizeof(magic)) ? 0 : FWHT_HEADER + (size_t)be32(hdr + 40);
+}
+
+size_t fwht_frame_size(const uint8_t *data, size_t len)
+{
+	size_t size = len < FWHT_HEADER ? 0 : fwht_frame_bytes(data);
+
 	return size <= len ? size : 0;
 }
 
@@ -93,4 +97,40 @@ void codec_buf_free(struct codec_buf *b)
 		llmem_memory_destroy(b->memory);
 	memset(b, 0, sizeof(*b));
 	b->fd = -1;
+}
+
+void *dmabuf_map_read(int fd, size_t size, const char *who)
+{
+	void *map = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
+
+	if (map != MAP_FAILED)
+		return map;
+	fprintf(stderr, "%s: mmap of DMA-BUF %d: %s\n", who, fd, strerror(errno));
+	return NULL;
+}
+
+static int dmabuf_sync(int fd, uint64_t flags)
+{
+	struct dma_buf_sync sync = { .flags = flags | DMA_BUF_SYNC_READ };
+	int ret;
+
+	do {
+		ret = ioctl(fd, DMA_BUF_IOCTL_SYNC, &sync);
+	} while (ret && (errno == EINTR || errno == EAGAIN));
+	return ret ? -errno : 0;
+}
+
+int dmabuf_append(FILE *f, int fd, const void *map, size_t size, const char *who)
+{
+	int ret = dmabuf_sync(fd, DMA_BUF_SYNC_START);
+
+	if (ret) {
+		fprintf(stderr, "%s: DMA_BUF_IOCTL_SYNC on %d: %s\n", who, fd, strerror(-ret));
+		return ret;
+	}
+	ret = fwrite(map, 1, size, f) == size ? 0 : -EIO;
+	if (ret)
+		fprintf(stderr, "%s: writing a raw frame: %s\n", who, strerror(errno));
+	dmabuf_sync(fd, DMA_BUF_SYNC_END);
+	return ret;
 }

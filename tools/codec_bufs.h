@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 struct llmem_session;
 struct llmem_memory;
@@ -31,6 +32,24 @@ int codec_buf_alloc(struct llmem_session *session, uint32_t backend, uint32_t si
 		    struct codec_buf *out);
 void codec_buf_free(struct codec_buf *b);
 
+/*
+ * DMA-BUF @fd's first @size bytes mapped for reading (what a codec reads of
+ * it), or NULL after a message on stderr naming @who.  munmap() it.
+ */
+void *dmabuf_map_read(int fd, size_t size, const char *who);
+/*
+ * Appends @size bytes of DMA-BUF @fd, mapped at @map, to @f between
+ * DMA_BUF_IOCTL_SYNC's start and end of a read: 0, or a negative errno
+ * after a message on stderr naming @who.
+ */
+int dmabuf_append(FILE *f, int fd, const void *map, size_t size, const char *who);
+
+/* The bytes of an FWHT frame's header: struct fwht_cframe_hdr of the
+ * kernel's codec-fwht.h, 11 big-endian words, the payload's size last. */
+#define FWHT_HEADER 44
+/* The bytes of the FWHT frame whose header @hdr holds (its size field and
+ * the header), or 0 when it holds none. */
+size_t fwht_frame_bytes(const uint8_t *hdr);
 /* The bytes of the FWHT frame at the start of @data (its header's size
  * field and the header), or 0 when @len holds no whole frame. */
 size_t fwht_frame_size(const uint8_t *data, size_t len);

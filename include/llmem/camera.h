@@ -65,6 +65,10 @@ enum llmem_camera_flags {
 	 * backend that works here), to export; without it, in host-visible
 	 * memory that is not shared. */
 	LLMEM_CAMERA_SHARED_RGBA = 1u << 5,
+	/* llmem_camera_next() hands the frame out as captured, not converted
+	 * (its rgba NULL), so that the caller can work on it in place first;
+	 * llmem_camera_convert() converts it then, if the caller wants RGBA. */
+	LLMEM_CAMERA_CONVERT_LATER = 1u << 6,
 };
 
 /* The most buffers a camera asks of its driver. */
@@ -155,7 +159,8 @@ struct llmem_camera_info {
  *	the device buffer it was copied to), laid out as the info's @layout.
  *	The camera's: valid until the frame is released.
  * @rgba: the RGBA frame, laid out as the info's @rgba_layout, in memory
- *	the host can read; the frame @rgba_buffers later overwrites it.
+ *	the host can read; the frame @rgba_buffers later overwrites it.  NULL
+ *	with LLMEM_CAMERA_CONVERT_LATER until llmem_camera_convert().
  * @rgba_data: @rgba mapped, its first byte.
  * @index: the V4L2 buffer the frame came in.
  * @rgba_index: the RGBA buffer it was converted into
@@ -259,6 +264,18 @@ int llmem_camera_stop(struct llmem_camera *camera);
  */
 int llmem_camera_next(struct llmem_camera *camera, int timeout_ms,
 		      struct llmem_camera_frame *frame);
+
+/**
+ * llmem_camera_convert() - with LLMEM_CAMERA_CONVERT_LATER, convert the
+ * frame held to RGBA now, as it lies after the caller's work on it.
+ * @frame: the frame llmem_camera_next() handed out; its @rgba, @rgba_data,
+ *	@rgba_index and @convert_ns are filled in.  Converting it again writes
+ *	the next RGBA buffer.
+ *
+ * Return: 0; -EINVAL for NULL, a frame that is not the one held, or a camera
+ * opened without LLMEM_CAMERA_CONVERT_LATER; the conversion's errors.
+ */
+int llmem_camera_convert(struct llmem_camera *camera, struct llmem_camera_frame *frame);
 
 /**
  * llmem_camera_release() - give @frame's buffer back to the camera.

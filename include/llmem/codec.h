@@ -19,13 +19,18 @@
  *   INITIAL --stream_on both--> STREAMING --drain--> DRAINING
  *   DRAINING --CAPTURE buffer flagged LAST--> STOPPED --resume--> STREAMING
  *   decoder: INITIAL --stream_on OUTPUT, source change--> SOURCE_CHANGE
+ *   STREAMING or DRAINING --new resolution: LAST--> SOURCE_CHANGE
  *   SOURCE_CHANGE --CAPTURE reallocated, stream_on CAPTURE--> STREAMING
+ *                 (or DRAINING where a drain was interrupted)
  *   any --stream_off both--> INITIAL
  *
- * A decoder that meets a new resolution mid-stream flags a CAPTURE buffer
- * LAST without being asked to drain and sends V4L2_EVENT_SOURCE_CHANGE: the
- * state becomes SOURCE_CHANGE, and the caller reads the new CAPTURE format,
- * stops CAPTURE, requests buffers for it and streams it again.
+ * A decoder that meets a new resolution mid-stream sends
+ * V4L2_EVENT_SOURCE_CHANGE and flags the last CAPTURE buffer of the old
+ * resolution LAST: the state becomes SOURCE_CHANGE, even in the middle of a
+ * drain, and llmem_codec_follow_source_change() stops CAPTURE, releases its
+ * buffers and gives the new format; the caller queues buffers of the new
+ * size and streams CAPTURE again, which resumes the decoding (and the drain
+ * it interrupted: the state goes back to DRAINING).
  *
  * Errors from the driver come back as the ioctl's negative errno, and
  * llmem_last_error() names the ioctl and the node.
@@ -265,8 +270,10 @@ struct llmem_codec_buffer {
  * @timeout_ms: how long to wait; negative waits forever.
  *
  * A CAPTURE buffer flagged LAST ends a drain (state STOPPED) or, on a
- * decoder that was not draining, announces a source change (state
- * SOURCE_CHANGE).  It may carry no data (bytesused 0).
+ * decoder, announces a new resolution (state SOURCE_CHANGE): the decoder's
+ * source-change event, queued before the buffer, tells which; without it,
+ * a LAST buffer outside a drain counts as a source change.  It may carry no
+ * data (bytesused 0).
  *
  * Return: 0; -ETIMEDOUT when none came in time; -EPIPE on CAPTURE after the
  * LAST buffer, until the codec resumes; -EAGAIN when nothing is queued that
@@ -289,9 +296,12 @@ int llmem_codec_map(struct llmem_codec *codec, uint32_t queue, uint32_t index, u
 
 /**
  * llmem_codec_stream_on() - start a queue; with both started the codec
- * streams.
+ * streams.  Restarting a decoder's CAPTURE after a resolution change that
+ * interrupted a drain asks for the drain again (the driver ended it when
+ * CAPTURE stopped): the state is DRAINING then.
  *
- * Return: 0; -EINVAL for an unknown queue; other VIDIOC_STREAMON errors.
+ * Return: 0; -EINVAL for an unknown queue; other VIDIOC_STREAMON errors;
+ * VIDIOC_DECODER_CMD's when the drain cannot be asked for again.
  */
 int llmem_codec_stream_on(struct llmem_codec *codec, uint32_t queue);
 
@@ -322,6 +332,24 @@ int llmem_codec_drain(struct llmem_codec *codec);
  */
 int llmem_codec_resume(struct llmem_codec *codec);
 
+/**
+ * llmem_codec_follow_source_change() - the first step of following a
+ * decoder's new resolution (state SOURCE_CHANGE): stop CAPTURE, release its
+ * buffers, so that the driver lets go of the caller's DMA-BUFs, and read
+ * the format the stream needs now.
+ * @format: receives CAPTURE's new format.
+ *
+ * The caller then may pick another pixel format of the same chroma
+ * subsampling (llmem_codec_set_format()), requests buffers, queues DMA-BUFs
+ * of the new size and streams CAPTURE again: decoding goes on with the
+ * frame that changed.  At the stream's first source change, before CAPTURE
+ * ever streamed, it only reads the format.
+ *
+ * Return: 0; -EINVAL for NULL arguments or a codec not in SOURCE_CHANGE;
+ * the errors of VIDIOC_STREAMOFF, VIDIOC_REQBUFS and VIDIOC_G_FMT.
+ */
+int llmem_codec_follow_source_change(struct llmem_codec *codec, struct llmem_codec_format *format);
+
 /* Events of llmem_codec_wait_event(). */
 enum llmem_codec_event_type {
 	/* A decoder found the stream's format: read CAPTURE's. */
@@ -336,6 +364,10 @@ enum llmem_codec_event_type {
  * @type: receives enum llmem_codec_event_type.
  *
  * A source change before CAPTURE streams moves the state to SOURCE_CHANGE.
+ * Events that llmem_codec_dequeue() took to tell a LAST buffer's meaning
+ * are handed out here all the same; a source change that came before
+ * CAPTURE last started streaming is one the caller followed already, and
+ * is not.
  *
  * Return: 0; -ETIMEDOUT when none came; -EINVAL for NULL arguments or a
  * node that is not a decoder; other VIDIOC_DQEVENT errors.

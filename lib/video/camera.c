@@ -30,9 +30,10 @@
 
 #include "base/error.h"
 
-#define FLAGS_MASK                                                          \
-	(LLMEM_CAMERA_CONTIGUOUS | LLMEM_CAMERA_COPY | LLMEM_CAMERA_INPUT | \
-	 LLMEM_CAMERA_ENCODING | LLMEM_CAMERA_RANGE | LLMEM_CAMERA_SHARED_RGBA)
+#define FLAGS_MASK                                                               \
+	(LLMEM_CAMERA_CONTIGUOUS | LLMEM_CAMERA_COPY | LLMEM_CAMERA_INPUT |      \
+	 LLMEM_CAMERA_ENCODING | LLMEM_CAMERA_RANGE | LLMEM_CAMERA_SHARED_RGBA | \
+	 LLMEM_CAMERA_CONVERT_LATER)
 #define DEFAULT_WIDTH 640
 #define DEFAULT_HEIGHT 480
 #define DEFAULT_BUFFERS 4
@@ -541,12 +542,29 @@ static int copy_up(struct llmem_camera *c, uint32_t index)
 	return llmem_buffer_copy(c->staging, 0, c->device_frame, 0, c->info.layout.size);
 }
 
+/* The conversion of the frame held into the next RGBA buffer. */
+static int convert_held(struct llmem_camera *c, struct llmem_camera_frame *frame)
+{
+	uint32_t k = c->next_rgba;
+	uint64_t start = now_ns();
+	int ret;
+
+	ret = llmem_converter_run(c->converters[k], c->copy ? 0 : c->held);
+	if (ret)
+		return ret;
+	frame->rgba = c->rgba[k];
+	frame->rgba_data = c->rgba_map[k];
+	frame->rgba_index = k;
+	frame->convert_ns = now_ns() - start;
+	c->next_rgba = (k + 1) % c->info.rgba_buffers;
+	return 0;
+}
+
 LLMEM_PUBLIC int llmem_camera_next(struct llmem_camera *c, int timeout_ms,
 				   struct llmem_camera_frame *frame)
 {
+	struct llmem_camera_frame f;
 	struct llmem_v4l2_frame vf;
-	uint64_t convert_start = 0;
-	uint32_t k;
 	int ret;
 
 	if (!c || !frame)
@@ -562,33 +580,41 @@ LLMEM_PUBLIC int llmem_camera_next(struct llmem_camera *c, int timeout_ms,
 		return ret;
 	c->queued[vf.index] = false;
 	c->held = vf.index;
-	k = c->next_rgba;
+	f = (struct llmem_camera_frame){
+		.source = c->copy ? c->device_frame : c->frames[vf.index],
+		.index = vf.index,
+		.sequence = vf.sequence,
+		.corrupted = vf.corrupted,
+		.timestamp_ns = vf.timestamp_ns,
+		.bytes_copied = c->copy ? c->info.format.sizeimage : 0,
+	};
 	if (c->copy)
 		ret = copy_up(c, vf.index);
-	if (!ret) {
-		convert_start = now_ns();
-		ret = llmem_converter_run(c->converters[k], c->copy ? 0 : vf.index);
-	}
+	if (!ret && !(c->info.flags & LLMEM_CAMERA_CONVERT_LATER))
+		ret = convert_held(c, &f);
 	if (ret) {
 		/* The frame goes back to the camera: the caller never had it. */
 		c->held = NO_FRAME;
 		queue_frame(c, vf.index);
 		return ret;
 	}
-	*frame = (struct llmem_camera_frame){
-		.source = c->copy ? c->device_frame : c->frames[vf.index],
-		.rgba = c->rgba[k],
-		.rgba_data = c->rgba_map[k],
-		.index = vf.index,
-		.sequence = vf.sequence,
-		.corrupted = vf.corrupted,
-		.rgba_index = k,
-		.timestamp_ns = vf.timestamp_ns,
-		.bytes_copied = c->copy ? c->info.format.sizeimage : 0,
-		.convert_ns = now_ns() - convert_start,
-	};
-	c->next_rgba = (k + 1) % c->info.rgba_buffers;
+	*frame = f;
 	return 0;
+}
+
+LLMEM_PUBLIC int llmem_camera_convert(struct llmem_camera *c, struct llmem_camera_frame *frame)
+{
+	if (!c || !frame)
+		return llmem_error(-EINVAL, "camera convert: NULL %s", c ? "frame" : "camera");
+	if (!(c->info.flags & LLMEM_CAMERA_CONVERT_LATER))
+		return llmem_error(-EINVAL,
+				   "camera convert: %s converts every frame itself "
+				   "(no LLMEM_CAMERA_CONVERT_LATER)",
+				   c->info.device);
+	if (c->held == NO_FRAME || frame->index != c->held)
+		return llmem_error(-EINVAL, "camera convert: frame %u is not the one held",
+				   frame->index);
+	return convert_held(c, frame);
 }
 
 LLMEM_PUBLIC int llmem_camera_release(struct llmem_camera *c,

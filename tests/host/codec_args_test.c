@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include <llmem/camera.h>
 #include <llmem/codec.h>
 #include <llmem/error.h>
 
@@ -68,6 +69,20 @@ TEST(null_codec)
 	EXPECT_EQ(llmem_codec_drain(NULL), -EINVAL);
 	EXPECT_EQ(llmem_codec_resume(NULL), -EINVAL);
 	EXPECT_EQ(llmem_codec_wait_event(NULL, 0, &ev), -EINVAL);
+	EXPECT_EQ(llmem_codec_follow_source_change(NULL, &f), -EINVAL);
+	EXPECT_NE(strstr(llmem_last_error(), "NULL codec"), NULL);
+}
+
+/* The camera's late conversion (what `llmem encode` uses to work on a frame
+ * in place first) refuses NULL the same way. */
+TEST(camera_convert_null)
+{
+	struct llmem_camera_frame f = { 0 };
+
+	EXPECT_EQ(llmem_camera_convert(NULL, &f), -EINVAL);
+	EXPECT_NE(strstr(llmem_last_error(), "NULL camera"), NULL);
+	EXPECT_EQ(llmem_camera_convert((struct llmem_camera *)&f, NULL), -EINVAL);
+	EXPECT_NE(strstr(llmem_last_error(), "NULL frame"), NULL);
 }
 
 TEST_HARNESS_MAIN
