@@ -16,27 +16,8 @@
 #ifndef LLMEM_PY_H
 #define LLMEM_PY_H
 
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
-
-#include <stdint.h>
-
-#include <llmem/llmem.h>
-
-/* Dimensions of a view over host or CUDA memory (numpy's own limit is 32). */
-#define PYL_MAX_DIMS 8
-
-/*
- * The shape of an exported view: a struct-module format of one item, and
- * shape and strides in bytes, C order.
- */
-struct pyl_layout {
-	char format[2];
-	Py_ssize_t itemsize;
-	int ndim;
-	Py_ssize_t shape[PYL_MAX_DIMS];
-	Py_ssize_t strides[PYL_MAX_DIMS];
-};
+#include "_base.h"
+#include "_layout.h"
 
 struct pyl_session {
 	PyObject_HEAD PyObject *weakrefs;
@@ -204,96 +185,24 @@ struct pyl_frame {
 	int released;
 };
 
-extern PyObject *pyl_Error;
 extern PyTypeObject pyl_SessionType, pyl_MemoryType, pyl_BufferType, pyl_ImageType, pyl_MappingType,
 	pyl_QueueType, pyl_EventType, pyl_CameraType, pyl_FrameType, pyl_CudaType,
 	pyl_CudaMemoryType, pyl_UserEventType, pyl_ImageViewType, pyl_KernelType;
 
-/* The classes to instantiate: the Python layer's subclasses once registered. */
-enum pyl_class {
-	PYL_SESSION,
-	PYL_MEMORY,
-	PYL_BUFFER,
-	PYL_IMAGE,
-	PYL_MAPPING,
-	PYL_QUEUE,
-	PYL_EVENT,
-	PYL_CAMERA,
-	PYL_FRAME,
-	PYL_CUDA,
-	PYL_CUDA_MEMORY,
-	PYL_USER_EVENT,
-	PYL_IMAGE_VIEW,
-	PYL_KERNEL,
-	PYL_CLASSES,
-};
-PyObject *pyl_alloc(enum pyl_class cls);
-
-/* Errors: llmem.Error from a negative errno and llmem_last_error() (NULL). */
-PyObject *pyl_error(int err);
-/* llmem.Error with a message of the extension's own (NULL). */
-PyObject *pyl_error_msg(int err, const char *fmt, ...);
-/* ValueError "<what> is closed" (NULL). */
-PyObject *pyl_closed(const char *what);
-
-/*
- * Arguments of a METH_FASTCALL | METH_KEYWORDS method: @names (NULL-ended)
- * in order, of which the first @npos may be positional and the first
- * @required must be given; @out[i] is the argument or NULL.  TypeError
- * otherwise.  Return: 0 or -1.
- */
-int pyl_args(const char *fn, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
-	     const char *const *names, int npos, int required, PyObject **out);
-
-/* Integer arguments: absent (NULL) or None keep *@out; TypeError for a
- * non-integer, ValueError below 0 or above @max.  Return: 0 or -1. */
-int pyl_u64(PyObject *o, const char *what, uint64_t max, uint64_t *out);
-int pyl_u32(PyObject *o, const char *what, uint32_t *out);
-/* A str or None (NULL kept); the UTF-8 lives as long as @o. */
-int pyl_str(PyObject *o, const char *what, const char **out);
 /* enum llmem_backend from an int or its name ("vulkan-dmabuf", ...); None
- * or NULL keeps *@out. */
+ * or NULL keeps *@out (_session.c).  And the names, by value. */
 int pyl_backend(PyObject *o, uint32_t *out);
-/* A truth value; NULL keeps *@out. */
-int pyl_bool(PyObject *o, int *out);
-/* A tuple or list of at most @max non-negative integers into @out; the count. */
-int pyl_u32_seq(PyObject *o, const char *what, uint32_t *out, int max);
+PyObject *pyl_backend_names(PyObject *module, PyObject *unused);
 
 /* @o as a llmem Buffer or Image of an open object; TypeError/ValueError. */
 struct pyl_buffer *pyl_as_buffer(PyObject *o, const char *what);
 struct pyl_image *pyl_as_image(PyObject *o, const char *what);
-
-/*
- * Host memory of an argument, contiguous (C order for @c_order), writable
- * when @writable; TypeError for an object without the buffer protocol,
- * ValueError for one that is not contiguous or is read-only.
- */
-int pyl_get_host(PyObject *o, const char *what, int writable, int c_order, Py_buffer *view);
-
-/* The struct format and size of @dtype: None ("B"), a str ("float32",
- * "<f4", "f"), a numpy dtype or scalar type.  Return: 0 or -1. */
-int pyl_parse_dtype(PyObject *dtype, char *format, Py_ssize_t *itemsize);
-/* The channel type of a struct format of one item, or -1 (no exception). */
-int pyl_channel_type(const char *format);
-/* Bytes of one channel of an llmem_channel_type. */
-Py_ssize_t pyl_channel_size(uint32_t channel_type);
-
-/*
- * Lays out @shape (None: as many items as fit in @len) of @itemsize items,
- * C order; ValueError when it does not fit.  Return: 0 or -1.
- */
-int pyl_layout_init(struct pyl_layout *l, const char *format, Py_ssize_t itemsize, PyObject *shape,
-		    Py_ssize_t len);
 
 /* New objects of a memory (_objects.c); the C object is destroyed on failure. */
 PyObject *pyl_buffer_wrap(struct pyl_memory *mem, struct llmem_buffer *b, PyObject *name,
 			  PyObject *parent);
 PyObject *pyl_image_wrap(struct pyl_memory *mem, struct llmem_image *img, PyObject *name,
 			 const struct llmem_image_create_info *ci);
-
-/* A frame layout from Python's FrameLayout tuple, and back (_share.c). */
-int pyl_parse_frame_layout(PyObject *o, struct llmem_frame_layout *l);
-PyObject *pyl_frame_layout_tuple(const struct llmem_frame_layout *l);
 
 /* A mapping of host memory, counted by its owner (_mapping.c): a buffer's
  * bytes as @format items of @shape (NULL: all of them), a linear image's
@@ -374,72 +283,5 @@ PyObject *pyl_queue_dispatch(struct pyl_queue *q, PyObject *const *args, Py_ssiz
 
 /* The benchmark's C loops (_bench.c). */
 PyObject *pyl_bench_c(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
-
-/* Casts for the method tables. */
-#define PYL_FAST(fn) ((PyCFunction)(void (*)(void))(fn))
-#define PYL_FASTKW (METH_FASTCALL | METH_KEYWORDS)
-
-/*
- * The exception set now, put aside while callbacks run and given back
- * after (PyErr_Fetch() before Python 3.12, which deprecates it).
- */
-struct pyl_saved_error {
-#if PY_VERSION_HEX >= 0x030C0000
-	PyObject *exc;
-#else
-	PyObject *type, *value, *tb;
-#endif
-};
-
-static inline void pyl_error_save(struct pyl_saved_error *e)
-{
-#if PY_VERSION_HEX >= 0x030C0000
-	e->exc = PyErr_GetRaisedException();
-#else
-	PyErr_Fetch(&e->type, &e->value, &e->tb);
-#endif
-}
-
-static inline void pyl_error_restore(struct pyl_saved_error *e)
-{
-#if PY_VERSION_HEX >= 0x030C0000
-	PyErr_SetRaisedException(e->exc);
-#else
-	PyErr_Restore(e->type, e->value, e->tb);
-#endif
-}
-
-/* The saved exception's value (its message), borrowed; and dropping it. */
-static inline PyObject *pyl_error_value(struct pyl_saved_error *e)
-{
-#if PY_VERSION_HEX >= 0x030C0000
-	return e->exc;
-#else
-	return e->value;
-#endif
-}
-
-static inline void pyl_error_discard(struct pyl_saved_error *e)
-{
-#if PY_VERSION_HEX >= 0x030C0000
-	Py_XDECREF(e->exc);
-#else
-	Py_XDECREF(e->type);
-	Py_XDECREF(e->value);
-	Py_XDECREF(e->tb);
-#endif
-}
-
-/* Runs a statement without the GIL (Py_BEGIN_ALLOW_THREADS, in one piece). */
-#define PYL_NOGIL(...)                                        \
-	do {                                                  \
-		PyThreadState *pyl_ts_ = PyEval_SaveThread(); \
-		__VA_ARGS__;                                  \
-		PyEval_RestoreThread(pyl_ts_);                \
-	} while (0)
-
-/* Pins @o (an object with a busy count) for a call without the GIL. */
-#define PYL_PIN(o) ((o)->busy++)
-#define PYL_UNPIN(o) ((o)->busy--)
 
 #endif /* LLMEM_PY_H */

@@ -123,46 +123,6 @@ PyObject *pyl_mapping_new_buffer(struct pyl_buffer *buffer, const char *format, 
 	return (PyObject *)m;
 }
 
-/* The item format of each channel type: the normalised ones store integers. */
-static const char channel_formats[] = {
-	[LLMEM_CHANNEL_U8] = 'B',     [LLMEM_CHANNEL_I8] = 'b',	     [LLMEM_CHANNEL_U16] = 'H',
-	[LLMEM_CHANNEL_I16] = 'h',    [LLMEM_CHANNEL_U32] = 'I',     [LLMEM_CHANNEL_I32] = 'i',
-	[LLMEM_CHANNEL_F16] = 'e',    [LLMEM_CHANNEL_F32] = 'f',     [LLMEM_CHANNEL_UNORM8] = 'B',
-	[LLMEM_CHANNEL_SNORM8] = 'b', [LLMEM_CHANNEL_UNORM16] = 'H', [LLMEM_CHANNEL_SNORM16] = 'h',
-	[LLMEM_CHANNEL_SRGB8] = 'B',
-};
-
-/*
- * Lluvia's shape, outermost first, with the pitches the driver chose: the
- * dimensions above width step by slice and row pitch, the texel by its
- * size, the channel by the channel's.
- */
-static void image_layout(const struct pyl_image *img, const struct llmem_image_mapping *im,
-			 struct pyl_layout *l)
-{
-	const struct llmem_image *i = img->img;
-	Py_ssize_t csize = llmem_image_texel_size(i) / llmem_image_channels(i);
-	/* Strides of depth, height, width, channels; the shape keeps its last ndim. */
-	const Py_ssize_t strides[4] = { (Py_ssize_t)im->slice_pitch, (Py_ssize_t)im->row_pitch,
-					llmem_image_texel_size(i), csize };
-	const Py_ssize_t extents[4] = { llmem_image_depth(i), llmem_image_height(i),
-					llmem_image_width(i), llmem_image_channels(i) };
-	/* (width) and (height, width) have one channel and no channel axis. */
-	int first = img->ndim >= 3 ? 4 - (int)img->ndim : 3 - (int)img->ndim;
-
-	memset(l, 0, sizeof(*l));
-	l->format[0] = channel_formats[llmem_image_channel_type(i)];
-	l->itemsize = csize;
-	l->ndim = (int)img->ndim;
-	for (int d = 0; d < l->ndim; d++) {
-		int k = first + d;
-
-		/* Without a channel axis the width's step is one channel. */
-		l->shape[d] = extents[k];
-		l->strides[d] = img->ndim < 3 && k == 2 ? csize : strides[k];
-	}
-}
-
 PyObject *pyl_mapping_new_image(struct pyl_image *image)
 {
 	struct llmem_image_mapping im;
@@ -184,7 +144,7 @@ PyObject *pyl_mapping_new_image(struct pyl_image *image)
 	image->mappings++;
 	m->ptr = im.data;
 	m->len = im.size > PY_SSIZE_T_MAX ? PY_SSIZE_T_MAX : (Py_ssize_t)im.size;
-	image_layout(image, &im, &m->layout);
+	pyl_image_layout(image->img, image->ndim, &im, &m->layout);
 	m->noncoherent = !image->memory->coherent;
 	if (m->noncoherent) {
 		ret = mapping_sync_range(m, 0, LLMEM_WHOLE_SIZE, 0);

@@ -28,6 +28,13 @@ PyObject *pyl_buffer_wrap(struct pyl_memory *mem, struct llmem_buffer *b, PyObje
 	return (PyObject *)o;
 }
 
+struct pyl_buffer *pyl_as_buffer(PyObject *o, const char *what)
+{
+	struct pyl_buffer *b = pyl_instance(o, &pyl_BufferType, what, "an llmem.Buffer");
+
+	return b && !b->b ? (struct pyl_buffer *)pyl_closed(what) : b;
+}
+
 static void buffer_dealloc(struct pyl_buffer *self)
 {
 	if (self->weakrefs)
@@ -339,6 +346,13 @@ PyObject *pyl_image_wrap(struct pyl_memory *mem, struct llmem_image *img, PyObje
 	o->ndim = ci->ndim;
 	memcpy(o->shape, ci->shape, sizeof(o->shape));
 	return (PyObject *)o;
+}
+
+struct pyl_image *pyl_as_image(PyObject *o, const char *what)
+{
+	struct pyl_image *i = pyl_instance(o, &pyl_ImageType, what, "an llmem.Image");
+
+	return i && !i->img ? (struct pyl_image *)pyl_closed(what) : i;
 }
 
 static void image_dealloc(struct pyl_image *self)
