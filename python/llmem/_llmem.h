@@ -17,7 +17,7 @@
 #define LLMEM_PY_H
 
 #include "_base.h"
-#include "_layout.h"
+#include "_mapping.h"
 
 struct pyl_session {
 	PyObject_HEAD PyObject *weakrefs;
@@ -84,32 +84,6 @@ struct pyl_kernel {
 	uint32_t bindings[LLMEM_KERNEL_MAX_BINDINGS];
 	uint32_t binding_count, push_size;
 	Py_ssize_t busy, pending;
-};
-
-struct pyl_camera;
-
-/*
- * Host memory exported through the buffer protocol and DLPack: a buffer's
- * or a linear image's mapping (one llmem_buffer_map() or llmem_image_map()
- * held from creation to release) or a camera's RGBA frame.  It is released
- * once close() was asked for and the last exported view is gone, never
- * before.
- */
-struct pyl_mapping {
-	PyObject_HEAD PyObject *weakrefs;
-	struct pyl_buffer *buffer;
-	struct pyl_image *image;
-	struct pyl_camera *camera;
-	char *ptr;
-	Py_ssize_t len;
-	struct pyl_layout layout;
-	int readonly;
-	/* Flush on release of a view and invalidate at map: not coherent. */
-	int noncoherent;
-	/* Views alive: Py_buffer exports and DLPack tensors not yet deleted. */
-	Py_ssize_t exports;
-	/* close() asked for (no new views); released (unmapped, detached). */
-	int closing, released;
 };
 
 /*
@@ -185,9 +159,9 @@ struct pyl_frame {
 	int released;
 };
 
-extern PyTypeObject pyl_SessionType, pyl_MemoryType, pyl_BufferType, pyl_ImageType, pyl_MappingType,
-	pyl_QueueType, pyl_EventType, pyl_CameraType, pyl_FrameType, pyl_CudaType,
-	pyl_CudaMemoryType, pyl_UserEventType, pyl_ImageViewType, pyl_KernelType;
+extern PyTypeObject pyl_SessionType, pyl_MemoryType, pyl_BufferType, pyl_ImageType, pyl_QueueType,
+	pyl_EventType, pyl_CameraType, pyl_FrameType, pyl_CudaType, pyl_CudaMemoryType,
+	pyl_UserEventType, pyl_ImageViewType, pyl_KernelType;
 
 /* enum llmem_backend from an int or its name ("vulkan-dmabuf", ...); None
  * or NULL keeps *@out (_session.c).  And the names, by value. */
@@ -204,20 +178,8 @@ PyObject *pyl_buffer_wrap(struct pyl_memory *mem, struct llmem_buffer *b, PyObje
 PyObject *pyl_image_wrap(struct pyl_memory *mem, struct llmem_image *img, PyObject *name,
 			 const struct llmem_image_create_info *ci);
 
-/* A mapping of host memory, counted by its owner (_mapping.c): a buffer's
- * bytes as @format items of @shape (NULL: all of them), a linear image's
- * texels, a camera's frame. */
-PyObject *pyl_mapping_new_buffer(struct pyl_buffer *buffer, const char *format, Py_ssize_t itemsize,
-				 PyObject *shape);
-PyObject *pyl_mapping_new_image(struct pyl_image *image);
-PyObject *pyl_mapping_new_frame(struct pyl_camera *camera, char *ptr, Py_ssize_t len,
-				const struct pyl_layout *layout);
-/* A view that is not a pyl_mapping releases itself through DLPack too. */
-void pyl_mapping_export_done(struct pyl_mapping *map);
-
 /* Camera and CUDA bookkeeping (_share.c). */
 int pyl_share_init(PyObject *module);
-void pyl_camera_view_gone(struct pyl_camera *camera);
 
 /* What operations in flight hold (_event.c). */
 int pyl_holds_empty(const struct pyl_holds *h);

@@ -102,19 +102,51 @@ static PyObject *buffer_sub(struct pyl_buffer *self, PyObject *const *args, Py_s
 			       (PyObject *)self);
 }
 
+/* Flushes and invalidates go to the buffer's own range, as the library syncs it. */
+static int buffer_unmap(PyObject *o)
+{
+	return llmem_buffer_unmap(((struct pyl_buffer *)o)->b);
+}
+
+static int buffer_sync(PyObject *o, uint64_t offset, uint64_t size, int flush)
+{
+	struct llmem_buffer *b = ((struct pyl_buffer *)o)->b;
+
+	return flush ? llmem_buffer_flush(b, offset, size)
+		     : llmem_buffer_invalidate(b, offset, size);
+}
+
+static const struct pyl_mapping_ops buffer_mapping = {
+	.owner = PYL_BUFFER,
+	.unmap = buffer_unmap,
+	.sync = buffer_sync,
+};
+
 static PyObject *buffer_map(struct pyl_buffer *self, PyObject *const *args, Py_ssize_t nargs,
 			    PyObject *kwnames)
 {
 	static const char *const names[] = { "dtype", "shape", NULL };
 	PyObject *a[2] = { NULL, NULL };
+	struct pyl_layout layout;
 	char format[2] = "B";
 	Py_ssize_t itemsize = 1;
+	void *ptr;
+	int ret;
 
 	BUFFER_OPEN(self);
 	if ((nargs || kwnames) && (pyl_args("map", args, nargs, kwnames, names, 2, 0, a) ||
 				   pyl_parse_dtype(a[0], format, &itemsize)))
 		return NULL;
-	return pyl_mapping_new_buffer(self, format, itemsize, a[1]);
+	if (self->size > PY_SSIZE_T_MAX)
+		return pyl_error_msg(EOVERFLOW, "buffer of %llu bytes is too large to map",
+				     (unsigned long long)self->size);
+	if (pyl_layout_init(&layout, format, itemsize, a[1], (Py_ssize_t)self->size))
+		return NULL;
+	ret = llmem_buffer_map(self->b, &ptr);
+	if (ret)
+		return pyl_error(ret);
+	return pyl_mapping_new((PyObject *)self, &buffer_mapping, &self->mappings, ptr, &layout,
+			       !self->memory->coherent);
 }
 
 static PyObject *buffer_export_dmabuf(struct pyl_buffer *self, PyObject *unused)
@@ -411,11 +443,54 @@ static PyObject *image_allocation(struct pyl_image *self, PyObject *unused)
 	return allocation_tuple(&a);
 }
 
+static int image_unmap(PyObject *o)
+{
+	return llmem_image_unmap(((struct pyl_image *)o)->img);
+}
+
+/* An image's range: its allocation in its page, as the library syncs it. */
+static int image_sync(PyObject *o, uint64_t offset, uint64_t size, int flush)
+{
+	struct llmem_image *img = ((struct pyl_image *)o)->img;
+	struct llmem_allocation a;
+	struct llmem_memory *mem;
+	int ret;
+
+	ret = llmem_image_get_allocation(img, &a);
+	if (ret)
+		return ret;
+	if (size == LLMEM_WHOLE_SIZE && offset <= a.size)
+		size = a.size - offset;
+	if (offset > a.size || size > a.size - offset)
+		return -EINVAL;
+	mem = llmem_image_memory(img);
+	return flush ? llmem_memory_flush_page(mem, a.page, a.offset + offset, size)
+		     : llmem_memory_invalidate_page(mem, a.page, a.offset + offset, size);
+}
+
+static const struct pyl_mapping_ops image_mapping = {
+	.owner = PYL_IMAGE,
+	.unmap = image_unmap,
+	.sync = image_sync,
+};
+
 static PyObject *image_map(struct pyl_image *self, PyObject *unused)
 {
+	struct llmem_image_mapping im;
+	struct pyl_layout layout;
+	int ret;
+
 	(void)unused;
 	IMAGE_OPEN(self);
-	return pyl_mapping_new_image(self);
+	PYL_PIN(self);
+	/* The first map may wait for the image's move out of UNDEFINED. */
+	PYL_NOGIL(ret = llmem_image_map(self->img, &im));
+	PYL_UNPIN(self);
+	if (ret)
+		return pyl_error(ret);
+	pyl_image_layout(self->img, self->ndim, &im, &layout);
+	return pyl_mapping_new((PyObject *)self, &image_mapping, &self->mappings, im.data, &layout,
+			       !self->memory->coherent);
 }
 
 static PyObject *image_get_closed(struct pyl_image *self, void *closure)

@@ -70,6 +70,12 @@ static PyObject *frame_close(struct pyl_frame *self, PyObject *unused)
 	Py_RETURN_NONE;
 }
 
+/* A frame's RGBA view, read-only: the camera counts it and refuses close() meanwhile. */
+static const struct pyl_mapping_ops frame_mapping = {
+	.owner = PYL_CAMERA,
+	.readonly = 1,
+};
+
 static PyObject *frame_get_rgba(struct pyl_frame *self, void *closure)
 {
 	const struct llmem_frame_layout *l = &self->camera->info.rgba_layout;
@@ -84,8 +90,8 @@ static PyObject *frame_get_rgba(struct pyl_frame *self, void *closure)
 	(void)closure;
 	if (self->released)
 		return pyl_closed("frame (released)");
-	return pyl_mapping_new_frame(self->camera, (char *)self->f.rgba_data + l->offset[0],
-				     (Py_ssize_t)l->pitch[0] * l->height, &layout);
+	return pyl_mapping_new((PyObject *)self->camera, &frame_mapping, &self->camera->views,
+			       (char *)self->f.rgba_data + l->offset[0], &layout, 0);
 }
 
 static PyObject *frame_get_released(struct pyl_frame *self, void *closure)
@@ -169,11 +175,6 @@ PyTypeObject pyl_FrameType = {
 };
 
 /* ---- Camera ----------------------------------------------------------- */
-
-void pyl_camera_view_gone(struct pyl_camera *camera)
-{
-	camera->views--;
-}
 
 static int parse_choice(PyObject *o, const char *what, const char *a, const char *b, uint32_t *out,
 			int *given)
