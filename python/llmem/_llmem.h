@@ -67,7 +67,7 @@ struct pyl_image {
 	Py_ssize_t busy, pending, mappings, views;
 };
 
-/* An image's view and sampler, for kernels' image bindings (_kernel.c). */
+/* An image's view and sampler, for kernels' image bindings (_objects.c). */
 struct pyl_view {
 	PyObject_HEAD PyObject *weakrefs;
 	struct llmem_image_view *v;
@@ -237,9 +237,7 @@ struct llmem_event **pyl_op_event(struct pyl_op *op);
 /* None, an Event, or NULL with an exception for @ret. */
 PyObject *pyl_op_end(struct pyl_op *op, int ret);
 
-/* User compute (_kernel.c): Image.view() and Queue.dispatch(). */
-PyObject *pyl_image_view(struct pyl_image *image, PyObject *const *args, Py_ssize_t nargs,
-			 PyObject *kwnames);
+/* User compute (_kernel.c): Queue.dispatch(). */
 PyObject *pyl_queue_dispatch(struct pyl_queue *q, PyObject *const *args, Py_ssize_t nargs,
 			     PyObject *kwnames);
 

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * Buffers and images.  Each holds its memory, and refuses close() (EBUSY)
- * while what depends on it lives: mappings (_mapping.c), an image's views
- * (_kernel.c), operations in flight, calls of other threads.
+ * Buffers, images and images' views.  Each holds its memory (a view its
+ * image), and refuses close() (EBUSY) while what depends on it lives:
+ * mappings (_mapping.c), an image's views (the C API wants views destroyed
+ * first), operations in flight, calls of other threads.  A view with its
+ * sampler (llmem.ImageView) is what a kernel's image binding takes.
  */
 #include "_llmem.h"
 
@@ -597,13 +599,42 @@ static PyObject *image_get_name(struct pyl_image *self, void *closure)
 	return Py_NewRef(self->name ? self->name : Py_None);
 }
 
+static PyObject *image_view(struct pyl_image *image, PyObject *const *args, Py_ssize_t nargs,
+			    PyObject *kwnames)
+{
+	static const char *const names[] = { "filter", "address_mode", "unnormalized", NULL };
+	struct llmem_image_view_create_info ci = { 0 };
+	struct pyl_view *v;
+	PyObject *a[3];
+	int unnormalized = 0, ret;
+
+	if (!image->img)
+		return pyl_closed("image");
+	if (pyl_args("view", args, nargs, kwnames, names, 3, 0, a) ||
+	    pyl_u32(a[0], "filter", &ci.filter) ||
+	    pyl_u32(a[1], "address_mode", &ci.address_mode) || pyl_bool(a[2], &unnormalized))
+		return NULL;
+	ci.unnormalized_coordinates = (uint32_t)unnormalized;
+	v = (struct pyl_view *)pyl_alloc(PYL_IMAGE_VIEW);
+	if (!v)
+		return NULL;
+	ret = llmem_image_view_create(image->img, &ci, &v->v);
+	if (ret) {
+		Py_DECREF(v);
+		return pyl_error(ret);
+	}
+	v->image = (struct pyl_image *)Py_NewRef(image);
+	image->views++;
+	return (PyObject *)v;
+}
+
 static PyMethodDef image_methods[] = {
 	{ "_allocation", (PyCFunction)image_allocation, METH_NOARGS,
 	  "(page, offset, left_padding, size)" },
 	{ "map", (PyCFunction)image_map, METH_NOARGS,
 	  "map() -> Mapping of a linear image's texels: shape as the image's, strides the "
 	  "driver's row and slice pitches, items of its channel type" },
-	{ "view", PYL_FAST(pyl_image_view), PYL_FASTKW,
+	{ "view", PYL_FAST(image_view), PYL_FASTKW,
 	  "view(filter=0, address_mode=0, unnormalized=False) -> ImageView with its sampler, "
 	  "for Kernel bindings" },
 	{ "close", (PyCFunction)image_close, METH_NOARGS,
@@ -652,4 +683,98 @@ PyTypeObject pyl_ImageType = {
 	.tp_weaklistoffset = offsetof(struct pyl_image, weakrefs),
 	.tp_methods = image_methods,
 	.tp_getset = image_getset,
+};
+
+/* ---- Image view ------------------------------------------------------ */
+
+static void view_destroy(struct pyl_view *self)
+{
+	llmem_image_view_destroy(self->v);
+	self->v = NULL;
+	self->image->views--;
+	Py_CLEAR(self->image);
+}
+
+static void view_dealloc(struct pyl_view *self)
+{
+	if (self->weakrefs)
+		PyObject_ClearWeakRefs((PyObject *)self);
+	if (self->v)
+		view_destroy(self);
+	Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *view_close(struct pyl_view *self, PyObject *unused)
+{
+	(void)unused;
+	if (!self->v)
+		Py_RETURN_NONE;
+	if (self->busy)
+		return pyl_error_msg(EBUSY, "image view is in use by another thread");
+	if (self->pending)
+		return pyl_error_msg(EBUSY,
+				     "image view is used by %zd dispatch%s in flight: wait for "
+				     "their events first",
+				     self->pending, self->pending == 1 ? "" : "es");
+	view_destroy(self);
+	Py_RETURN_NONE;
+}
+
+static PyObject *view_info(struct pyl_view *self, PyObject *unused)
+{
+	struct llmem_image_view_create_info ci;
+	int ret;
+
+	(void)unused;
+	if (!self->v)
+		return pyl_closed("image view");
+	ret = llmem_image_view_get_info(self->v, &ci);
+	if (ret)
+		return pyl_error(ret);
+	return Py_BuildValue("(IIO)", ci.filter, ci.address_mode,
+			     ci.unnormalized_coordinates ? Py_True : Py_False);
+}
+
+static PyObject *view_get_closed(struct pyl_view *self, void *closure)
+{
+	(void)closure;
+	return PyBool_FromLong(!self->v);
+}
+
+static PyObject *view_get_image(struct pyl_view *self, void *closure)
+{
+	(void)closure;
+	return Py_NewRef(self->image ? (PyObject *)self->image : Py_None);
+}
+
+static PyObject *view_get_pending(struct pyl_view *self, void *closure)
+{
+	(void)closure;
+	return PyLong_FromSsize_t(self->pending);
+}
+
+static PyMethodDef view_methods[] = {
+	{ "close", (PyCFunction)view_close, METH_NOARGS,
+	  "Destroys the view and its sampler; llmem.Error(EBUSY) while dispatches use it." },
+	{ "_info", (PyCFunction)view_info, METH_NOARGS,
+	  "llmem_image_view_get_info(): (filter, address_mode, unnormalized)" },
+	{ 0 },
+};
+
+static PyGetSetDef view_getset[] = {
+	{ "closed", (getter)view_get_closed, NULL, "Whether close() was called.", NULL },
+	{ "image", (getter)view_get_image, NULL, "The image it views (None once closed).", NULL },
+	{ "pending", (getter)view_get_pending, NULL, "Dispatches in flight that use it.", NULL },
+	{ 0 },
+};
+
+PyTypeObject pyl_ImageViewType = {
+	PyVarObject_HEAD_INIT(NULL, 0).tp_name = "llmem._llmem.ImageView",
+	.tp_basicsize = sizeof(struct pyl_view),
+	.tp_dealloc = (destructor)view_dealloc,
+	.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+	.tp_doc = "A view of an image with its sampler (Image.view()), for kernel bindings.",
+	.tp_weaklistoffset = offsetof(struct pyl_view, weakrefs),
+	.tp_methods = view_methods,
+	.tp_getset = view_getset,
 };
