@@ -203,7 +203,7 @@ PyObject *pyl_wait_for_events(PyObject *module, PyObject *const *args, Py_ssize_
 			      PyObject *kwnames);
 
 /*
- * One queue operation (_transfer.c): its wait list, whether it blocks, the
+ * One queue operation (_operation.c): its wait list, whether it blocks, the
  * host memory it reads from or lands in, and the objects it uses (busy
  * while the call runs without the GIL, pending until the device is done).
  */
