@@ -2,17 +2,11 @@
 /*
  * The base of the _llmem extension, which every other file builds on and
  * which knows none of them: the classes to instantiate, llmem.Error and the
- * other exceptions, arguments (integers, names, truth values, host memory
- * through the buffer protocol), and running a call without the GIL.
+ * other errors raised, arguments (integers, names, truth values, host
+ * memory through the buffer protocol), and running a call without the GIL.
  *
- * The files above it, lowest first: _layout.c (item formats, view shapes,
- * frame layouts), _dlpack.c, _mapping.c (host memory exported without a
- * copy), _objects.c (buffers, images, image views), _session.c (sessions,
- * memories), _event.c (events and the queue's lists of them), _operation.c
- * (one queue operation), _kernel.c (user compute), _transfer.c (queues),
- * _share.c (the camera, CUDA), _bench.c; _llmem.c, the module, on top is
- * the only file that knows every type.  A file includes the headers of the
- * files below it, never of one above.
+ * Every other file includes this header and the headers of files below its
+ * own, never of one above (docs/python.md lists them by layer).
  *
  * Ownership: every object holds a strong reference to its parent (a buffer
  * to its memory, a memory to its session, a mapping to what it maps, an

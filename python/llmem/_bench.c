@@ -4,7 +4,8 @@
  * from Python, in a C loop in the same process, session and memory, so that
  * the two are measured in one run.
  */
-#include "_llmem.h"
+#include "_bench.h"
+#include "_session.h"
 
 #include <string.h>
 #include <time.h>

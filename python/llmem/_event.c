@@ -21,7 +21,8 @@
  * always inside a call that pinned the event's queue, or holds the GIL
  * (user events are set, and their callbacks registered, with the GIL held).
  */
-#include "_llmem.h"
+#include "_event.h"
+#include "_session.h"
 
 #include <errno.h>
 #include <math.h>

@@ -8,12 +8,26 @@
  * A kernel holds its session, which counts it.  It refuses close() while
  * dispatches of it are in flight, as buffers and views do.
  */
-#include "_llmem.h"
+#include "_kernel.h"
+#include "_objects.h"
+#include "_operation.h"
+#include "_session.h"
 
 #include <errno.h>
 #include <string.h>
 
 /* ---- Kernel ----------------------------------------------------------- */
+
+/* A user compute kernel: binding types and push size kept for checks. */
+struct pyl_kernel {
+	PyObject_HEAD PyObject *weakrefs;
+	struct llmem_kernel *k;
+	struct pyl_session *session;
+	PyObject *name;
+	uint32_t bindings[LLMEM_KERNEL_MAX_BINDINGS];
+	uint32_t binding_count, push_size;
+	Py_ssize_t busy, pending;
+};
 
 static PyObject *kernel_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {

@@ -8,7 +8,15 @@
  * The extension is written against the CPython C API directly: the buffer
  * protocol and DLPack need no header of numpy's, which stays optional.
  */
-#include "_llmem.h"
+#include "_bench.h"
+#include "_event.h"
+#include "_kernel.h"
+#include "_layout.h"
+#include "_mapping.h"
+#include "_objects.h"
+#include "_session.h"
+#include "_share.h"
+#include "_transfer.h"
 
 /* Each class's name, in the module and as _register()'s argument. */
 static const char *const class_names[PYL_CLASSES + 1] = {

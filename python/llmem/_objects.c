@@ -6,15 +6,16 @@
  * first), operations in flight, calls of other threads.  A view with its
  * sampler (llmem.ImageView) is what a kernel's image binding takes.
  */
-#include "_llmem.h"
+#include "_objects.h"
+#include "_mapping.h"
 
 #include <errno.h>
 #include <string.h>
 
 /* ---- Buffer ----------------------------------------------------------- */
 
-PyObject *pyl_buffer_wrap(struct pyl_memory *mem, struct llmem_buffer *b, PyObject *name,
-			  PyObject *parent)
+PyObject *pyl_buffer_wrap(struct pyl_memory *mem, int coherent, struct llmem_buffer *b,
+			  PyObject *name, PyObject *parent)
 {
 	struct pyl_buffer *o = (struct pyl_buffer *)pyl_alloc(PYL_BUFFER);
 
@@ -27,6 +28,7 @@ PyObject *pyl_buffer_wrap(struct pyl_memory *mem, struct llmem_buffer *b, PyObje
 	o->name = Py_XNewRef(name);
 	o->parent = Py_XNewRef(parent);
 	o->size = llmem_buffer_size(b);
+	o->coherent = coherent;
 	return (PyObject *)o;
 }
 
@@ -100,8 +102,8 @@ static PyObject *buffer_sub(struct pyl_buffer *self, PyObject *const *args, Py_s
 	ret = llmem_buffer_create_sub(self->b, offset, size, name, &sub);
 	if (ret)
 		return pyl_error(ret);
-	return pyl_buffer_wrap(self->memory, sub, a[2] && a[2] != Py_None ? a[2] : NULL,
-			       (PyObject *)self);
+	return pyl_buffer_wrap(self->memory, self->coherent, sub,
+			       a[2] && a[2] != Py_None ? a[2] : NULL, (PyObject *)self);
 }
 
 /* Flushes and invalidates go to the buffer's own range, as the library syncs it. */
@@ -148,7 +150,7 @@ static PyObject *buffer_map(struct pyl_buffer *self, PyObject *const *args, Py_s
 	if (ret)
 		return pyl_error(ret);
 	return pyl_mapping_new((PyObject *)self, &buffer_mapping, &self->mappings, ptr, &layout,
-			       !self->memory->coherent);
+			       !self->coherent);
 }
 
 static PyObject *buffer_export_dmabuf(struct pyl_buffer *self, PyObject *unused)
@@ -364,8 +366,8 @@ PyTypeObject pyl_BufferType = {
 
 /* ---- Image ------------------------------------------------------------ */
 
-PyObject *pyl_image_wrap(struct pyl_memory *mem, struct llmem_image *img, PyObject *name,
-			 const struct llmem_image_create_info *ci)
+PyObject *pyl_image_wrap(struct pyl_memory *mem, int coherent, struct llmem_image *img,
+			 PyObject *name, const struct llmem_image_create_info *ci)
 {
 	struct pyl_image *o = (struct pyl_image *)pyl_alloc(PYL_IMAGE);
 
@@ -376,6 +378,7 @@ PyObject *pyl_image_wrap(struct pyl_memory *mem, struct llmem_image *img, PyObje
 	o->img = img;
 	o->memory = (struct pyl_memory *)Py_NewRef(mem);
 	o->name = Py_XNewRef(name);
+	o->coherent = coherent;
 	/* Lluvia's shape, as given: what create_image_from_host takes back. */
 	o->ndim = ci->ndim;
 	memcpy(o->shape, ci->shape, sizeof(o->shape));
@@ -492,7 +495,7 @@ static PyObject *image_map(struct pyl_image *self, PyObject *unused)
 		return pyl_error(ret);
 	pyl_image_layout(self->img, self->ndim, &im, &layout);
 	return pyl_mapping_new((PyObject *)self, &image_mapping, &self->mappings, im.data, &layout,
-			       !self->memory->coherent);
+			       !self->coherent);
 }
 
 static PyObject *image_get_closed(struct pyl_image *self, void *closure)

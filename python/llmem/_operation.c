@@ -6,7 +6,7 @@
  * result, an Event that holds what the device still uses, or the open
  * batch that holds it.
  */
-#include "_llmem.h"
+#include "_operation.h"
 
 #include <string.h>
 

@@ -5,7 +5,9 @@
  * buffers and images in its pages and imports and exports pages.  A memory
  * holds its session; each holds the host allocations it imported.
  */
-#include "_llmem.h"
+#include "_session.h"
+#include "_layout.h"
+#include "_objects.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -438,7 +440,7 @@ static PyObject *memory_create_buffer(struct pyl_memory *self, PyObject *const *
 	ret = llmem_buffer_create(self->m, &ci, &b);
 	if (ret)
 		return pyl_error(ret);
-	return pyl_buffer_wrap(self, b, name_of(a[2]), NULL);
+	return pyl_buffer_wrap(self, self->coherent, b, name_of(a[2]), NULL);
 }
 
 static PyObject *memory_create_buffer_from_host(struct pyl_memory *self, PyObject *const *args,
@@ -460,7 +462,7 @@ static PyObject *memory_create_buffer_from_host(struct pyl_memory *self, PyObjec
 	PyBuffer_Release(&view);
 	if (ret)
 		return pyl_error(ret);
-	return pyl_buffer_wrap(self, b, name_of(a[2]), NULL);
+	return pyl_buffer_wrap(self, self->coherent, b, name_of(a[2]), NULL);
 }
 
 static PyObject *memory_create_buffer_like(struct pyl_memory *self, PyObject *const *args,
@@ -498,7 +500,7 @@ static PyObject *memory_create_buffer_like(struct pyl_memory *self, PyObject *co
 	}
 	if (ret)
 		return pyl_error(ret);
-	return pyl_buffer_wrap(self, b, name_of(a[2]), NULL);
+	return pyl_buffer_wrap(self, self->coherent, b, name_of(a[2]), NULL);
 }
 
 static PyObject *memory_create_image(struct pyl_memory *self, PyObject *const *args,
@@ -530,7 +532,7 @@ static PyObject *memory_create_image(struct pyl_memory *self, PyObject *const *a
 	ret = llmem_image_create(self->m, &ci, &img);
 	if (ret)
 		return pyl_error(ret);
-	return pyl_image_wrap(self, img, name_of(a[3]), &ci);
+	return pyl_image_wrap(self, self->coherent, img, name_of(a[3]), &ci);
 }
 
 static PyObject *memory_create_image_from_host(struct pyl_memory *self, PyObject *const *args,
@@ -579,7 +581,7 @@ static PyObject *memory_create_image_from_host(struct pyl_memory *self, PyObject
 	PyBuffer_Release(&view);
 	if (ret)
 		return pyl_error(ret);
-	return pyl_image_wrap(self, img, name_of(a[2]), &ci);
+	return pyl_image_wrap(self, self->coherent, img, name_of(a[2]), &ci);
 fail:
 	PyBuffer_Release(&view);
 	return NULL;
@@ -608,7 +610,8 @@ static PyObject *memory_create_image_like(struct pyl_memory *self, PyObject *con
 		return pyl_error(ret);
 	ci.ndim = like->ndim;
 	memcpy(ci.shape, like->shape, sizeof(ci.shape));
-	return pyl_image_wrap(self, img, a[2] && a[2] != Py_None ? a[2] : like->name, &ci);
+	return pyl_image_wrap(self, self->coherent, img,
+			      a[2] && a[2] != Py_None ? a[2] : like->name, &ci);
 }
 
 static int fd_arg(PyObject *o, int *fd)

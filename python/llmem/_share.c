@@ -9,8 +9,10 @@
  * block, or when it is dropped.  A CUDA import counts its views and DLPack
  * tensors the same way.
  */
-#include "_llmem.h"
+#include "_share.h"
 #include "_dlpack.h"
+#include "_mapping.h"
+#include "_session.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -20,6 +22,27 @@
 #include <linux/videodev2.h>
 
 /* ---- Frame ------------------------------------------------------------ */
+
+struct pyl_camera {
+	PyObject_HEAD PyObject *weakrefs;
+	struct llmem_camera *cam;
+	struct pyl_session *session;
+	struct llmem_camera_info info;
+	/* The frame handed out and not yet released, or NULL. */
+	PyObject *held;
+	/* Live RGBA views of its frames (Mapping objects). */
+	Py_ssize_t views;
+	int streaming;
+	int busy;
+	double timeout;
+};
+
+struct pyl_frame {
+	PyObject_HEAD PyObject *weakrefs;
+	struct pyl_camera *camera;
+	struct llmem_camera_frame f;
+	int released;
+};
 
 static void frame_forget(struct pyl_frame *self)
 {

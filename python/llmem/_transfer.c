@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
  * Queues: llmem.Queue records copies, fills and clears as transfer.h does,
- * blocking by default or returning an llmem.Event (_event.c); every call
- * runs without the GIL.  Host memory comes through the buffer protocol and
- * its size is checked against what the operation touches.
+ * and kernels' dispatches (_kernel.c), each as _operation.c has every
+ * operation go: blocking by default or returning an llmem.Event
+ * (_event.c), running without the GIL.  Host memory comes through the
+ * buffer protocol and its size is checked against what the operation
+ * touches.
  *
  * Until the device is done with an operation that did not block, its event
  * (or the open batch) holds what it uses: the buffers and images, whose
@@ -11,7 +13,11 @@
  * (when the event is waited for, or a later operation retires it).  Closing
  * the queue waits for everything.
  */
-#include "_llmem.h"
+#include "_transfer.h"
+#include "_kernel.h"
+#include "_objects.h"
+#include "_operation.h"
+#include "_session.h"
 
 #include <errno.h>
 #include <string.h>
