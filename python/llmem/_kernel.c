@@ -44,14 +44,9 @@ static PyObject *kernel_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 	if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|O$OOOOO:Kernel", kw, &session, &spirv,
 					 &path, &bindings, &push, &entry, &name))
 		return NULL;
-	if (!PyObject_TypeCheck(session, &pyl_SessionType)) {
-		PyErr_Format(PyExc_TypeError, "session must be an llmem.Session, not %.200s",
-			     Py_TYPE(session)->tp_name);
+	s = pyl_as_session(session);
+	if (!s)
 		return NULL;
-	}
-	s = (struct pyl_session *)session;
-	if (!s->s)
-		return pyl_closed("session");
 	if ((spirv == Py_None) == (path == Py_None)) {
 		PyErr_SetString(PyExc_TypeError, "Kernel() takes spirv (bytes) or path, not both");
 		return NULL;

@@ -144,8 +144,18 @@ static PyObject *buffer_map(struct pyl_buffer *self, PyObject *const *args, Py_s
 	if (self->size > PY_SSIZE_T_MAX)
 		return pyl_error_msg(EOVERFLOW, "buffer of %llu bytes is too large to map",
 				     (unsigned long long)self->size);
-	if (pyl_layout_init(&layout, format, itemsize, a[1], (Py_ssize_t)self->size))
-		return NULL;
+	if (a[1] || format[0] != 'B') {
+		if (pyl_layout_init(&layout, format, itemsize, a[1], (Py_ssize_t)self->size))
+			return NULL;
+	} else {
+		/* map() without arguments, the common case: bytes, one dimension. */
+		layout.format[0] = 'B';
+		layout.format[1] = '\0';
+		layout.itemsize = 1;
+		layout.ndim = 1;
+		layout.shape[0] = (Py_ssize_t)self->size;
+		layout.strides[0] = 1;
+	}
 	ret = llmem_buffer_map(self->b, &ptr);
 	if (ret)
 		return pyl_error(ret);

@@ -42,6 +42,13 @@ static void session_message(void *user, uint32_t severity, const char *message)
 	PyGILState_Release(g);
 }
 
+struct pyl_session *pyl_as_session(PyObject *o)
+{
+	struct pyl_session *s = pyl_instance(o, &pyl_SessionType, "session", "an llmem.Session");
+
+	return s && !s->s ? (struct pyl_session *)pyl_closed("session") : s;
+}
+
 static PyObject *session_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
 	static char *kw[] = { "device", "validation", "app_name", NULL };
@@ -362,6 +369,13 @@ PyTypeObject pyl_SessionType = {
 };
 
 /* ---- Memory ----------------------------------------------------------- */
+
+struct pyl_memory *pyl_as_memory(PyObject *o)
+{
+	struct pyl_memory *m = pyl_instance(o, &pyl_MemoryType, "memory", "an llmem.Memory");
+
+	return m && !m->m ? (struct pyl_memory *)pyl_closed("memory") : m;
+}
 
 static int memory_destroy(struct pyl_memory *self)
 {

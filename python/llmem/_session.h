@@ -33,6 +33,10 @@ struct pyl_memory {
 
 extern PyTypeObject pyl_SessionType, pyl_MemoryType;
 
+/* @o as an open llmem Session or Memory; TypeError or ValueError otherwise. */
+struct pyl_session *pyl_as_session(PyObject *o);
+struct pyl_memory *pyl_as_memory(PyObject *o);
+
 /* enum llmem_backend from an int or its name ("vulkan-dmabuf", ...); None
  * or NULL keeps *@out.  Return: 0 or -1. */
 int pyl_backend(PyObject *o, uint32_t *out);

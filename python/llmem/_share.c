@@ -238,14 +238,9 @@ static PyObject *camera_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 					 &format, &size, &buffers, &copy, &contiguous, &input,
 					 &backend, &encoding, &range, &timeout))
 		return NULL;
-	if (!PyObject_TypeCheck(session, &pyl_SessionType)) {
-		PyErr_Format(PyExc_TypeError, "session must be an llmem.Session, not %.200s",
-			     Py_TYPE(session)->tp_name);
+	s = pyl_as_session(session);
+	if (!s)
 		return NULL;
-	}
-	s = (struct pyl_session *)session;
-	if (!s->s)
-		return pyl_closed("session");
 	if (pyl_str(device, "device", &ci.device) || pyl_parse_fourcc(format, &ci.fourcc) ||
 	    pyl_u32(buffers, "buffers", &ci.buffers) || pyl_bool(copy, &cp) ||
 	    pyl_bool(contiguous, &contig))
@@ -625,14 +620,9 @@ static PyObject *cuda_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 
 	if (!PyArg_ParseTupleAndKeywords(args, kwds, "O:Cuda", kw, &session))
 		return NULL;
-	if (!PyObject_TypeCheck(session, &pyl_SessionType)) {
-		PyErr_Format(PyExc_TypeError, "session must be an llmem.Session, not %.200s",
-			     Py_TYPE(session)->tp_name);
+	s = pyl_as_session(session);
+	if (!s)
 		return NULL;
-	}
-	s = (struct pyl_session *)session;
-	if (!s->s)
-		return pyl_closed("session");
 	self = (struct pyl_cuda *)type->tp_alloc(type, 0);
 	if (!self)
 		return NULL;
@@ -687,14 +677,9 @@ static PyObject *cuda_import_page(struct pyl_cuda *self, PyObject *const *args, 
 		return pyl_closed("CUDA context");
 	if (pyl_args("import_page", args, nargs, kwnames, names, 2, 2, a))
 		return NULL;
-	if (!PyObject_TypeCheck(a[0], &pyl_MemoryType)) {
-		PyErr_Format(PyExc_TypeError, "memory must be an llmem.Memory, not %.200s",
-			     Py_TYPE(a[0])->tp_name);
+	mem = pyl_as_memory(a[0]);
+	if (!mem)
 		return NULL;
-	}
-	mem = (struct pyl_memory *)a[0];
-	if (!mem->m)
-		return pyl_closed("memory");
 	if (pyl_u32(a[1], "page", &page))
 		return NULL;
 	ret = llmem_memory_get_page_stats(mem->m, page, &st);

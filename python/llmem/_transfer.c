@@ -37,14 +37,9 @@ static PyObject *queue_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 	if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|$OOOO:Queue", kw, &session, &no_mapping,
 					 &staging, &chunk, &profiling))
 		return NULL;
-	if (!PyObject_TypeCheck(session, &pyl_SessionType)) {
-		PyErr_Format(PyExc_TypeError, "session must be an llmem.Session, not %.200s",
-			     Py_TYPE(session)->tp_name);
+	s = pyl_as_session(session);
+	if (!s)
 		return NULL;
-	}
-	s = (struct pyl_session *)session;
-	if (!s->s)
-		return pyl_closed("session");
 	if (pyl_bool(no_mapping, &nm) || pyl_bool(profiling, &prof) ||
 	    pyl_u64(staging, "staging_size", UINT64_MAX, &ci.staging_size) ||
 	    pyl_u64(chunk, "chunk_size", UINT64_MAX, &ci.chunk_size))
