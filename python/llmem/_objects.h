@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Buffers, images and images' views (_objects.c): what a memory's pages
- * hold, made by the memory (_session.c) and used by queues, kernels and
- * mappings.  The memory itself stays opaque here.
+ * hold, made by the memory (_session.c), used by queues and kernels.  The
+ * memory itself stays opaque here.
  */
 #ifndef LLMEM_PY_OBJECTS_H
 #define LLMEM_PY_OBJECTS_H
