@@ -4,7 +4,8 @@
  * from Python, in a C loop in the same process, session and memory, so that
  * the two are measured in one run.
  */
-#include "_llmem.h"
+#include "_bench.h"
+#include "_session.h"
 
 #include <string.h>
 #include <time.h>
@@ -72,14 +73,9 @@ PyObject *pyl_bench_c(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
 	    pyl_str(a[1], "op", &op) || pyl_u64(a[2], "n", UINT64_MAX, &n) ||
 	    pyl_u64(a[3], "size", UINT64_MAX, &size))
 		return NULL;
-	if (!PyObject_TypeCheck(a[0], &pyl_MemoryType)) {
-		PyErr_Format(PyExc_TypeError, "memory must be an llmem.Memory, not %.200s",
-			     Py_TYPE(a[0])->tp_name);
+	mem = pyl_as_memory(a[0]);
+	if (!mem)
 		return NULL;
-	}
-	mem = (struct pyl_memory *)a[0];
-	if (!mem->m)
-		return pyl_closed("memory");
 	if (!op || (strcmp(op, "create") && strcmp(op, "map"))) {
 		PyErr_SetString(PyExc_ValueError, "op must be 'create' or 'map'");
 		return NULL;

@@ -13,7 +13,7 @@
 #ifndef LLMEM_PY_DLPACK_H
 #define LLMEM_PY_DLPACK_H
 
-#include "_llmem.h"
+#include "_layout.h"
 
 /* DLDeviceType values used here. */
 #define PYL_DL_CPU 1

@@ -21,7 +21,8 @@
  * always inside a call that pinned the event's queue, or holds the GIL
  * (user events are set, and their callbacks registered, with the GIL held).
  */
-#include "_llmem.h"
+#include "_event.h"
+#include "_session.h"
 
 #include <errno.h>
 #include <math.h>
@@ -509,14 +510,9 @@ static PyObject *user_event_new(PyTypeObject *type, PyObject *args, PyObject *kw
 
 	if (!PyArg_ParseTupleAndKeywords(args, kwds, "O:UserEvent", kw, &session))
 		return NULL;
-	if (!PyObject_TypeCheck(session, &pyl_SessionType)) {
-		PyErr_Format(PyExc_TypeError, "session must be an llmem.Session, not %.200s",
-			     Py_TYPE(session)->tp_name);
+	s = pyl_as_session(session);
+	if (!s)
 		return NULL;
-	}
-	s = (struct pyl_session *)session;
-	if (!s->s)
-		return pyl_closed("session");
 	self = (struct pyl_event *)type->tp_alloc(type, 0);
 	if (!self)
 		return NULL;

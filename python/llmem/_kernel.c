@@ -1,144 +1,33 @@
 // SPDX-License-Identifier: MIT
 /*
  * User compute (kernel.h): llmem.Kernel is a SPIR-V compute shader of the
- * caller's, llmem.ImageView an image's view and sampler for its image
- * bindings, and Queue.dispatch() runs a kernel on buffers and views like
- * any other operation of the queue (wait lists, events, what it holds).
+ * caller's, and Queue.dispatch() runs a kernel on buffers and image views
+ * like any other operation of the queue (wait lists, events, what it
+ * holds).
  *
- * A view holds its image, which refuses close() while views of it live (the
- * C API wants views destroyed first); a kernel holds its session, which
- * counts it.  Both refuse close() while dispatches that use them are in
- * flight, as buffers do.
+ * A kernel holds its session, which counts it.  It refuses close() while
+ * dispatches of it are in flight, as buffers and views do.
  */
-#include "_llmem.h"
+#include "_kernel.h"
+#include "_objects.h"
+#include "_operation.h"
+#include "_session.h"
 
 #include <errno.h>
 #include <string.h>
 
-/* ---- ImageView -------------------------------------------------------- */
-
-PyObject *pyl_image_view(struct pyl_image *image, PyObject *const *args, Py_ssize_t nargs,
-			 PyObject *kwnames)
-{
-	static const char *const names[] = { "filter", "address_mode", "unnormalized", NULL };
-	struct llmem_image_view_create_info ci = { 0 };
-	struct pyl_view *v;
-	PyObject *a[3];
-	int unnormalized = 0, ret;
-
-	if (!image->img)
-		return pyl_closed("image");
-	if (pyl_args("view", args, nargs, kwnames, names, 3, 0, a) ||
-	    pyl_u32(a[0], "filter", &ci.filter) ||
-	    pyl_u32(a[1], "address_mode", &ci.address_mode) || pyl_bool(a[2], &unnormalized))
-		return NULL;
-	ci.unnormalized_coordinates = (uint32_t)unnormalized;
-	v = (struct pyl_view *)pyl_alloc(PYL_IMAGE_VIEW);
-	if (!v)
-		return NULL;
-	ret = llmem_image_view_create(image->img, &ci, &v->v);
-	if (ret) {
-		Py_DECREF(v);
-		return pyl_error(ret);
-	}
-	v->image = (struct pyl_image *)Py_NewRef(image);
-	image->views++;
-	return (PyObject *)v;
-}
-
-static void view_destroy(struct pyl_view *self)
-{
-	llmem_image_view_destroy(self->v);
-	self->v = NULL;
-	self->image->views--;
-	Py_CLEAR(self->image);
-}
-
-static void view_dealloc(struct pyl_view *self)
-{
-	if (self->weakrefs)
-		PyObject_ClearWeakRefs((PyObject *)self);
-	if (self->v)
-		view_destroy(self);
-	Py_TYPE(self)->tp_free((PyObject *)self);
-}
-
-static PyObject *view_close(struct pyl_view *self, PyObject *unused)
-{
-	(void)unused;
-	if (!self->v)
-		Py_RETURN_NONE;
-	if (self->busy)
-		return pyl_error_msg(EBUSY, "image view is in use by another thread");
-	if (self->pending)
-		return pyl_error_msg(EBUSY,
-				     "image view is used by %zd dispatch%s in flight: wait for "
-				     "their events first",
-				     self->pending, self->pending == 1 ? "" : "es");
-	view_destroy(self);
-	Py_RETURN_NONE;
-}
-
-static PyObject *view_info(struct pyl_view *self, PyObject *unused)
-{
-	struct llmem_image_view_create_info ci;
-	int ret;
-
-	(void)unused;
-	if (!self->v)
-		return pyl_closed("image view");
-	ret = llmem_image_view_get_info(self->v, &ci);
-	if (ret)
-		return pyl_error(ret);
-	return Py_BuildValue("(IIO)", ci.filter, ci.address_mode,
-			     ci.unnormalized_coordinates ? Py_True : Py_False);
-}
-
-static PyObject *view_get_closed(struct pyl_view *self, void *closure)
-{
-	(void)closure;
-	return PyBool_FromLong(!self->v);
-}
-
-static PyObject *view_get_image(struct pyl_view *self, void *closure)
-{
-	(void)closure;
-	return Py_NewRef(self->image ? (PyObject *)self->image : Py_None);
-}
-
-static PyObject *view_get_pending(struct pyl_view *self, void *closure)
-{
-	(void)closure;
-	return PyLong_FromSsize_t(self->pending);
-}
-
-static PyMethodDef view_methods[] = {
-	{ "close", (PyCFunction)view_close, METH_NOARGS,
-	  "Destroys the view and its sampler; llmem.Error(EBUSY) while dispatches use it." },
-	{ "_info", (PyCFunction)view_info, METH_NOARGS,
-	  "llmem_image_view_get_info(): (filter, address_mode, unnormalized)" },
-	{ 0 },
-};
-
-static PyGetSetDef view_getset[] = {
-	{ "closed", (getter)view_get_closed, NULL, "Whether close() was called.", NULL },
-	{ "image", (getter)view_get_image, NULL, "The image it views (None once closed).", NULL },
-	{ "pending", (getter)view_get_pending, NULL, "Dispatches in flight that use it.", NULL },
-	{ 0 },
-};
-
-PyTypeObject pyl_ImageViewType = {
-	PyVarObject_HEAD_INIT(NULL, 0).tp_name = "llmem._llmem.ImageView",
-	.tp_basicsize = sizeof(struct pyl_view),
-	.tp_dealloc = (destructor)view_dealloc,
-	.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
-	.tp_doc = "A view of an image with its sampler (Image.view()), for kernel bindings.",
-	.tp_weaklistoffset = offsetof(struct pyl_view, weakrefs),
-	.tp_methods = view_methods,
-	.tp_getset = view_getset,
-};
-
 /* ---- Kernel ----------------------------------------------------------- */
+
+/* A user compute kernel: binding types and push size kept for checks. */
+struct pyl_kernel {
+	PyObject_HEAD PyObject *weakrefs;
+	struct llmem_kernel *k;
+	struct pyl_session *session;
+	PyObject *name;
+	uint32_t bindings[LLMEM_KERNEL_MAX_BINDINGS];
+	uint32_t binding_count, push_size;
+	Py_ssize_t busy, pending;
+};
 
 static PyObject *kernel_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
@@ -155,14 +44,9 @@ static PyObject *kernel_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 	if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|O$OOOOO:Kernel", kw, &session, &spirv,
 					 &path, &bindings, &push, &entry, &name))
 		return NULL;
-	if (!PyObject_TypeCheck(session, &pyl_SessionType)) {
-		PyErr_Format(PyExc_TypeError, "session must be an llmem.Session, not %.200s",
-			     Py_TYPE(session)->tp_name);
+	s = pyl_as_session(session);
+	if (!s)
 		return NULL;
-	}
-	s = (struct pyl_session *)session;
-	if (!s->s)
-		return pyl_closed("session");
 	if ((spirv == Py_None) == (path == Py_None)) {
 		PyErr_SetString(PyExc_TypeError, "Kernel() takes spirv (bytes) or path, not both");
 		return NULL;

@@ -1,24 +1,42 @@
 // SPDX-License-Identifier: MIT
 /*
- * Mappings: host memory exported through the buffer protocol and DLPack
- * without a copy.  A mapping holds one llmem_buffer_map() of a buffer, one
- * llmem_image_map() of a linear image, or a camera's RGBA frame, and the
- * object it came from; it counts its exports and unmaps only once it was
- * closed and the last view of it is gone.  Buffers and images refuse
- * close() (EBUSY) while mappings of them live.
- *
- * An image's view has its shape (height, width, channels as the image has
- * them), the row and slice pitches of the driver as strides, and the item
- * format of its channel type: what numpy needs to index texels in place.
+ * Mappings (_mapping.h): host memory exported through the buffer protocol
+ * and DLPack without a copy.  A mapping holds what it maps (a buffer's
+ * llmem_buffer_map(), a linear image's llmem_image_map(), a camera's RGBA
+ * frame), counts its exports, and unmaps only once it was closed and the
+ * last view of it is gone.  What it maps refuses close() (EBUSY) while
+ * mappings of it live: the mapping keeps its count.
  *
  * Memory that is not host coherent: a mapping invalidates the object when
  * it is made, and flushes it whenever a writable view is released.
  */
-#include "_llmem.h"
+#include "_mapping.h"
 #include "_dlpack.h"
 
 #include <errno.h>
 #include <string.h>
+
+/*
+ * Host memory exported through the buffer protocol and DLPack.  It is
+ * released once close() was asked for and the last exported view is gone,
+ * never before.
+ */
+struct pyl_mapping {
+	PyObject_HEAD PyObject *weakrefs;
+	/* What is mapped, how to unmap and sync it, its count of mappings. */
+	PyObject *owner;
+	const struct pyl_mapping_ops *ops;
+	Py_ssize_t *count;
+	char *ptr;
+	struct pyl_layout layout;
+	int readonly;
+	/* Flush on release of a view and invalidate at map: not coherent. */
+	int noncoherent;
+	/* Views alive: Py_buffer exports and DLPack tensors not yet deleted. */
+	Py_ssize_t exports;
+	/* close() asked for (no new views); released (unmapped, detached). */
+	int closing, released;
+};
 
 /*
  * map() and close() in a loop make and drop a mapping each time: the last
@@ -37,157 +55,27 @@ static struct pyl_mapping *mapping_alloc(void)
 	return (struct pyl_mapping *)PyObject_Init((PyObject *)m, &pyl_MappingType);
 }
 
-PyObject *pyl_mapping_new_frame(struct pyl_camera *camera, char *ptr, Py_ssize_t len,
-				const struct pyl_layout *layout)
+PyObject *pyl_mapping_new(PyObject *owner, const struct pyl_mapping_ops *ops, Py_ssize_t *count,
+			  void *ptr, const struct pyl_layout *layout, int noncoherent)
 {
 	struct pyl_mapping *m = mapping_alloc();
+	int ret;
 
-	if (!m)
+	if (!m) {
+		if (ops->unmap)
+			ops->unmap(owner);
 		return NULL;
-	m->camera = (struct pyl_camera *)Py_NewRef(camera);
-	camera->views++;
+	}
+	m->owner = Py_NewRef(owner);
+	m->ops = ops;
+	m->count = count;
+	(*count)++;
 	m->ptr = ptr;
-	m->len = len;
 	m->layout = *layout;
-	m->readonly = 1;
-	return (PyObject *)m;
-}
-
-/* Flush (@flush) or invalidate [@offset, @offset + @size) of the mapped object. */
-static int mapping_sync_range(struct pyl_mapping *m, uint64_t offset, uint64_t size, int flush)
-{
-	struct llmem_allocation a;
-	struct llmem_memory *mem;
-	int ret;
-
-	if (m->buffer)
-		return flush ? llmem_buffer_flush(m->buffer->b, offset, size)
-			     : llmem_buffer_invalidate(m->buffer->b, offset, size);
-	/* An image's range: its allocation in its page, as the library syncs it. */
-	ret = llmem_image_get_allocation(m->image->img, &a);
-	if (ret)
-		return ret;
-	if (size == LLMEM_WHOLE_SIZE && offset <= a.size)
-		size = a.size - offset;
-	if (offset > a.size || size > a.size - offset)
-		return -EINVAL;
-	mem = llmem_image_memory(m->image->img);
-	return flush ? llmem_memory_flush_page(mem, a.page, a.offset + offset, size)
-		     : llmem_memory_invalidate_page(mem, a.page, a.offset + offset, size);
-}
-
-PyObject *pyl_mapping_new_buffer(struct pyl_buffer *buffer, const char *format, Py_ssize_t itemsize,
-				 PyObject *shape)
-{
-	struct pyl_mapping *m;
-	void *ptr;
-	int ret;
-
-	if (buffer->size > PY_SSIZE_T_MAX)
-		return pyl_error_msg(EOVERFLOW, "buffer of %llu bytes is too large to map",
-				     (unsigned long long)buffer->size);
-	m = mapping_alloc();
-	if (!m)
-		return NULL;
-	if (shape || format[0] != 'B') {
-		if (pyl_layout_init(&m->layout, format, itemsize, shape,
-				    (Py_ssize_t)buffer->size)) {
-			Py_DECREF(m);
-			return NULL;
-		}
-	} else {
-		/* map() without arguments, the common case: bytes, one dimension. */
-		m->layout.format[0] = 'B';
-		m->layout.itemsize = 1;
-		m->layout.ndim = 1;
-		m->layout.shape[0] = (Py_ssize_t)buffer->size;
-		m->layout.strides[0] = 1;
-	}
-	ret = llmem_buffer_map(buffer->b, &ptr);
-	if (ret) {
-		Py_DECREF(m);
-		return pyl_error(ret);
-	}
-	m->buffer = (struct pyl_buffer *)Py_NewRef(buffer);
-	buffer->mappings++;
-	m->ptr = ptr;
-	m->len = (Py_ssize_t)buffer->size;
-	m->noncoherent = !buffer->memory->coherent;
-	if (m->noncoherent) {
-		ret = llmem_buffer_invalidate(buffer->b, 0, LLMEM_WHOLE_SIZE);
-		if (ret) {
-			Py_DECREF(m);
-			return pyl_error(ret);
-		}
-	}
-	return (PyObject *)m;
-}
-
-/* The item format of each channel type: the normalised ones store integers. */
-static const char channel_formats[] = {
-	[LLMEM_CHANNEL_U8] = 'B',     [LLMEM_CHANNEL_I8] = 'b',	     [LLMEM_CHANNEL_U16] = 'H',
-	[LLMEM_CHANNEL_I16] = 'h',    [LLMEM_CHANNEL_U32] = 'I',     [LLMEM_CHANNEL_I32] = 'i',
-	[LLMEM_CHANNEL_F16] = 'e',    [LLMEM_CHANNEL_F32] = 'f',     [LLMEM_CHANNEL_UNORM8] = 'B',
-	[LLMEM_CHANNEL_SNORM8] = 'b', [LLMEM_CHANNEL_UNORM16] = 'H', [LLMEM_CHANNEL_SNORM16] = 'h',
-	[LLMEM_CHANNEL_SRGB8] = 'B',
-};
-
-/*
- * Lluvia's shape, outermost first, with the pitches the driver chose: the
- * dimensions above width step by slice and row pitch, the texel by its
- * size, the channel by the channel's.
- */
-static void image_layout(const struct pyl_image *img, const struct llmem_image_mapping *im,
-			 struct pyl_layout *l)
-{
-	const struct llmem_image *i = img->img;
-	Py_ssize_t csize = llmem_image_texel_size(i) / llmem_image_channels(i);
-	/* Strides of depth, height, width, channels; the shape keeps its last ndim. */
-	const Py_ssize_t strides[4] = { (Py_ssize_t)im->slice_pitch, (Py_ssize_t)im->row_pitch,
-					llmem_image_texel_size(i), csize };
-	const Py_ssize_t extents[4] = { llmem_image_depth(i), llmem_image_height(i),
-					llmem_image_width(i), llmem_image_channels(i) };
-	/* (width) and (height, width) have one channel and no channel axis. */
-	int first = img->ndim >= 3 ? 4 - (int)img->ndim : 3 - (int)img->ndim;
-
-	memset(l, 0, sizeof(*l));
-	l->format[0] = channel_formats[llmem_image_channel_type(i)];
-	l->itemsize = csize;
-	l->ndim = (int)img->ndim;
-	for (int d = 0; d < l->ndim; d++) {
-		int k = first + d;
-
-		/* Without a channel axis the width's step is one channel. */
-		l->shape[d] = extents[k];
-		l->strides[d] = img->ndim < 3 && k == 2 ? csize : strides[k];
-	}
-}
-
-PyObject *pyl_mapping_new_image(struct pyl_image *image)
-{
-	struct llmem_image_mapping im;
-	struct pyl_mapping *m;
-	int ret;
-
-	m = mapping_alloc();
-	if (!m)
-		return NULL;
-	PYL_PIN(image);
-	/* The first map may wait for the image's move out of UNDEFINED. */
-	PYL_NOGIL(ret = llmem_image_map(image->img, &im));
-	PYL_UNPIN(image);
-	if (ret) {
-		Py_DECREF(m);
-		return pyl_error(ret);
-	}
-	m->image = (struct pyl_image *)Py_NewRef(image);
-	image->mappings++;
-	m->ptr = im.data;
-	m->len = im.size > PY_SSIZE_T_MAX ? PY_SSIZE_T_MAX : (Py_ssize_t)im.size;
-	image_layout(image, &im, &m->layout);
-	m->noncoherent = !image->memory->coherent;
-	if (m->noncoherent) {
-		ret = mapping_sync_range(m, 0, LLMEM_WHOLE_SIZE, 0);
+	m->readonly = ops->readonly;
+	m->noncoherent = noncoherent;
+	if (noncoherent) {
+		ret = ops->sync(owner, 0, LLMEM_WHOLE_SIZE, 0);
 		if (ret) {
 			Py_DECREF(m);
 			return pyl_error(ret);
@@ -203,30 +91,20 @@ static void mapping_release(struct pyl_mapping *m)
 		return;
 	m->released = 1;
 	m->closing = 1;
-	if (m->buffer) {
-		if (llmem_buffer_unmap(m->buffer->b)) {
-			pyl_error(-EINVAL);
-			PyErr_WriteUnraisable((PyObject *)m);
-		}
-		m->buffer->mappings--;
+	if (m->ops->unmap && m->ops->unmap(m->owner)) {
+		pyl_error(-EINVAL);
+		PyErr_WriteUnraisable((PyObject *)m);
 	}
-	if (m->image) {
-		if (llmem_image_unmap(m->image->img)) {
-			pyl_error(-EINVAL);
-			PyErr_WriteUnraisable((PyObject *)m);
-		}
-		m->image->mappings--;
-	}
-	if (m->camera)
-		pyl_camera_view_gone(m->camera);
+	(*m->count)--;
 	m->ptr = NULL;
 }
 
-void pyl_mapping_export_done(struct pyl_mapping *m)
+/* A view is gone: the buffer protocol's release, or a DLPack tensor's deleter. */
+static void mapping_export_done(struct pyl_mapping *m)
 {
 	m->exports--;
 	if (m->noncoherent && !m->readonly && !m->released &&
-	    mapping_sync_range(m, 0, LLMEM_WHOLE_SIZE, 1)) {
+	    m->ops->sync(m->owner, 0, LLMEM_WHOLE_SIZE, 1)) {
 		pyl_error(-EIO);
 		PyErr_WriteUnraisable((PyObject *)m);
 	}
@@ -239,11 +117,9 @@ static void mapping_dealloc(struct pyl_mapping *self)
 	if (self->weakrefs)
 		PyObject_ClearWeakRefs((PyObject *)self);
 	/* Views hold their mapping: none is left. */
-	if (self->buffer || self->image || self->camera)
+	if (self->owner)
 		mapping_release(self);
-	Py_CLEAR(self->buffer);
-	Py_CLEAR(self->image);
-	Py_CLEAR(self->camera);
+	Py_CLEAR(self->owner);
 	if (Py_TYPE(self) == &pyl_MappingType && !mapping_spare) {
 		mapping_spare = self;
 		return;
@@ -329,12 +205,12 @@ static int mapping_getbuffer(struct pyl_mapping *self, Py_buffer *view, int flag
 static void mapping_releasebuffer(struct pyl_mapping *self, Py_buffer *view)
 {
 	(void)view;
-	pyl_mapping_export_done(self);
+	mapping_export_done(self);
 }
 
 static void mapping_dlpack_done(PyObject *owner)
 {
-	pyl_mapping_export_done((struct pyl_mapping *)owner);
+	mapping_export_done((struct pyl_mapping *)owner);
 }
 
 static PyObject *mapping_dlpack(struct pyl_mapping *self, PyObject *const *args, Py_ssize_t nargs,
@@ -373,14 +249,14 @@ static PyObject *mapping_sync(struct pyl_mapping *self, PyObject *const *args, P
 
 	if (self->released)
 		return pyl_closed("mapping");
-	if (self->camera)
+	if (!self->ops->sync)
 		return pyl_error_msg(EINVAL, "a camera frame is neither flushed nor invalidated");
 	if (pyl_args(flush ? "flush" : "invalidate", args, nargs, kwnames, names, 2, 0, a) ||
 	    pyl_u64(a[0], "offset", UINT64_MAX, &offset) ||
 	    pyl_u64(a[1], "size", UINT64_MAX, &size))
 		return NULL;
-	ret = mapping_sync_range(self, offset, size, flush);
-	if (ret == -EINVAL && self->image)
+	ret = self->ops->sync(self->owner, offset, size, flush);
+	if (ret == -EINVAL && self->ops->owner == PYL_IMAGE)
 		return pyl_error_msg(EINVAL, "range [%llu, +%llu) lies outside the image's bytes",
 				     (unsigned long long)offset, (unsigned long long)size);
 	if (ret)
@@ -487,13 +363,13 @@ static PyObject *mapping_get_coherent(struct pyl_mapping *self, void *closure)
 static PyObject *mapping_get_buffer(struct pyl_mapping *self, void *closure)
 {
 	(void)closure;
-	return Py_NewRef(self->buffer ? (PyObject *)self->buffer : Py_None);
+	return Py_NewRef(self->owner && self->ops->owner == PYL_BUFFER ? self->owner : Py_None);
 }
 
 static PyObject *mapping_get_image(struct pyl_mapping *self, void *closure)
 {
 	(void)closure;
-	return Py_NewRef(self->image ? (PyObject *)self->image : Py_None);
+	return Py_NewRef(self->owner && self->ops->owner == PYL_IMAGE ? self->owner : Py_None);
 }
 
 static PyObject *mapping_enter(struct pyl_mapping *self, PyObject *unused)

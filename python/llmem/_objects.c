@@ -1,18 +1,21 @@
 // SPDX-License-Identifier: MIT
 /*
- * Buffers and images.  Each holds its memory, and refuses close() (EBUSY)
- * while what depends on it lives: mappings (_mapping.c), an image's views
- * (_kernel.c), operations in flight, calls of other threads.
+ * Buffers, images and images' views.  Each holds its memory (a view its
+ * image), and refuses close() (EBUSY) while what depends on it lives:
+ * mappings (_mapping.c), an image's views (the C API wants views destroyed
+ * first), operations in flight, calls of other threads.  A view with its
+ * sampler (llmem.ImageView) is what a kernel's image binding takes.
  */
-#include "_llmem.h"
+#include "_objects.h"
+#include "_mapping.h"
 
 #include <errno.h>
 #include <string.h>
 
 /* ---- Buffer ----------------------------------------------------------- */
 
-PyObject *pyl_buffer_wrap(struct pyl_memory *mem, struct llmem_buffer *b, PyObject *name,
-			  PyObject *parent)
+PyObject *pyl_buffer_wrap(struct pyl_memory *mem, int coherent, struct llmem_buffer *b,
+			  PyObject *name, PyObject *parent)
 {
 	struct pyl_buffer *o = (struct pyl_buffer *)pyl_alloc(PYL_BUFFER);
 
@@ -25,7 +28,15 @@ PyObject *pyl_buffer_wrap(struct pyl_memory *mem, struct llmem_buffer *b, PyObje
 	o->name = Py_XNewRef(name);
 	o->parent = Py_XNewRef(parent);
 	o->size = llmem_buffer_size(b);
+	o->coherent = coherent;
 	return (PyObject *)o;
+}
+
+struct pyl_buffer *pyl_as_buffer(PyObject *o, const char *what)
+{
+	struct pyl_buffer *b = pyl_instance(o, &pyl_BufferType, what, "an llmem.Buffer");
+
+	return b && !b->b ? (struct pyl_buffer *)pyl_closed(what) : b;
 }
 
 static void buffer_dealloc(struct pyl_buffer *self)
@@ -91,23 +102,65 @@ static PyObject *buffer_sub(struct pyl_buffer *self, PyObject *const *args, Py_s
 	ret = llmem_buffer_create_sub(self->b, offset, size, name, &sub);
 	if (ret)
 		return pyl_error(ret);
-	return pyl_buffer_wrap(self->memory, sub, a[2] && a[2] != Py_None ? a[2] : NULL,
-			       (PyObject *)self);
+	return pyl_buffer_wrap(self->memory, self->coherent, sub,
+			       a[2] && a[2] != Py_None ? a[2] : NULL, (PyObject *)self);
 }
+
+/* Flushes and invalidates go to the buffer's own range, as the library syncs it. */
+static int buffer_unmap(PyObject *o)
+{
+	return llmem_buffer_unmap(((struct pyl_buffer *)o)->b);
+}
+
+static int buffer_sync(PyObject *o, uint64_t offset, uint64_t size, int flush)
+{
+	struct llmem_buffer *b = ((struct pyl_buffer *)o)->b;
+
+	return flush ? llmem_buffer_flush(b, offset, size)
+		     : llmem_buffer_invalidate(b, offset, size);
+}
+
+static const struct pyl_mapping_ops buffer_mapping = {
+	.owner = PYL_BUFFER,
+	.unmap = buffer_unmap,
+	.sync = buffer_sync,
+};
 
 static PyObject *buffer_map(struct pyl_buffer *self, PyObject *const *args, Py_ssize_t nargs,
 			    PyObject *kwnames)
 {
 	static const char *const names[] = { "dtype", "shape", NULL };
 	PyObject *a[2] = { NULL, NULL };
+	struct pyl_layout layout;
 	char format[2] = "B";
 	Py_ssize_t itemsize = 1;
+	void *ptr;
+	int ret;
 
 	BUFFER_OPEN(self);
 	if ((nargs || kwnames) && (pyl_args("map", args, nargs, kwnames, names, 2, 0, a) ||
 				   pyl_parse_dtype(a[0], format, &itemsize)))
 		return NULL;
-	return pyl_mapping_new_buffer(self, format, itemsize, a[1]);
+	if (self->size > PY_SSIZE_T_MAX)
+		return pyl_error_msg(EOVERFLOW, "buffer of %llu bytes is too large to map",
+				     (unsigned long long)self->size);
+	if (a[1] || format[0] != 'B') {
+		if (pyl_layout_init(&layout, format, itemsize, a[1], (Py_ssize_t)self->size))
+			return NULL;
+	} else {
+		/* map() without arguments, the common case: bytes, one dimension. */
+		layout.format[0] = 'B';
+		layout.format[1] = '\0';
+		layout.itemsize = 1;
+		layout.ndim = 1;
+		layout.shape[0] = (Py_ssize_t)self->size;
+		layout.strides[0] = 1;
+	}
+	ret = llmem_buffer_map(self->b, &ptr);
+	if (ret)
+		return pyl_error(ret);
+	return pyl_mapping_new((PyObject *)self, &buffer_mapping, &self->mappings, ptr, &layout,
+			       !self->coherent);
 }
 
 static PyObject *buffer_export_dmabuf(struct pyl_buffer *self, PyObject *unused)
@@ -323,8 +376,8 @@ PyTypeObject pyl_BufferType = {
 
 /* ---- Image ------------------------------------------------------------ */
 
-PyObject *pyl_image_wrap(struct pyl_memory *mem, struct llmem_image *img, PyObject *name,
-			 const struct llmem_image_create_info *ci)
+PyObject *pyl_image_wrap(struct pyl_memory *mem, int coherent, struct llmem_image *img,
+			 PyObject *name, const struct llmem_image_create_info *ci)
 {
 	struct pyl_image *o = (struct pyl_image *)pyl_alloc(PYL_IMAGE);
 
@@ -335,10 +388,18 @@ PyObject *pyl_image_wrap(struct pyl_memory *mem, struct llmem_image *img, PyObje
 	o->img = img;
 	o->memory = (struct pyl_memory *)Py_NewRef(mem);
 	o->name = Py_XNewRef(name);
+	o->coherent = coherent;
 	/* Lluvia's shape, as given: what create_image_from_host takes back. */
 	o->ndim = ci->ndim;
 	memcpy(o->shape, ci->shape, sizeof(o->shape));
 	return (PyObject *)o;
+}
+
+struct pyl_image *pyl_as_image(PyObject *o, const char *what)
+{
+	struct pyl_image *i = pyl_instance(o, &pyl_ImageType, what, "an llmem.Image");
+
+	return i && !i->img ? (struct pyl_image *)pyl_closed(what) : i;
 }
 
 static void image_dealloc(struct pyl_image *self)
@@ -397,11 +458,54 @@ static PyObject *image_allocation(struct pyl_image *self, PyObject *unused)
 	return allocation_tuple(&a);
 }
 
+static int image_unmap(PyObject *o)
+{
+	return llmem_image_unmap(((struct pyl_image *)o)->img);
+}
+
+/* An image's range: its allocation in its page, as the library syncs it. */
+static int image_sync(PyObject *o, uint64_t offset, uint64_t size, int flush)
+{
+	struct llmem_image *img = ((struct pyl_image *)o)->img;
+	struct llmem_allocation a;
+	struct llmem_memory *mem;
+	int ret;
+
+	ret = llmem_image_get_allocation(img, &a);
+	if (ret)
+		return ret;
+	if (size == LLMEM_WHOLE_SIZE && offset <= a.size)
+		size = a.size - offset;
+	if (offset > a.size || size > a.size - offset)
+		return -EINVAL;
+	mem = llmem_image_memory(img);
+	return flush ? llmem_memory_flush_page(mem, a.page, a.offset + offset, size)
+		     : llmem_memory_invalidate_page(mem, a.page, a.offset + offset, size);
+}
+
+static const struct pyl_mapping_ops image_mapping = {
+	.owner = PYL_IMAGE,
+	.unmap = image_unmap,
+	.sync = image_sync,
+};
+
 static PyObject *image_map(struct pyl_image *self, PyObject *unused)
 {
+	struct llmem_image_mapping im;
+	struct pyl_layout layout;
+	int ret;
+
 	(void)unused;
 	IMAGE_OPEN(self);
-	return pyl_mapping_new_image(self);
+	PYL_PIN(self);
+	/* The first map may wait for the image's move out of UNDEFINED. */
+	PYL_NOGIL(ret = llmem_image_map(self->img, &im));
+	PYL_UNPIN(self);
+	if (ret)
+		return pyl_error(ret);
+	pyl_image_layout(self->img, self->ndim, &im, &layout);
+	return pyl_mapping_new((PyObject *)self, &image_mapping, &self->mappings, im.data, &layout,
+			       !self->coherent);
 }
 
 static PyObject *image_get_closed(struct pyl_image *self, void *closure)
@@ -508,13 +612,42 @@ static PyObject *image_get_name(struct pyl_image *self, void *closure)
 	return Py_NewRef(self->name ? self->name : Py_None);
 }
 
+static PyObject *image_view(struct pyl_image *image, PyObject *const *args, Py_ssize_t nargs,
+			    PyObject *kwnames)
+{
+	static const char *const names[] = { "filter", "address_mode", "unnormalized", NULL };
+	struct llmem_image_view_create_info ci = { 0 };
+	struct pyl_view *v;
+	PyObject *a[3];
+	int unnormalized = 0, ret;
+
+	if (!image->img)
+		return pyl_closed("image");
+	if (pyl_args("view", args, nargs, kwnames, names, 3, 0, a) ||
+	    pyl_u32(a[0], "filter", &ci.filter) ||
+	    pyl_u32(a[1], "address_mode", &ci.address_mode) || pyl_bool(a[2], &unnormalized))
+		return NULL;
+	ci.unnormalized_coordinates = (uint32_t)unnormalized;
+	v = (struct pyl_view *)pyl_alloc(PYL_IMAGE_VIEW);
+	if (!v)
+		return NULL;
+	ret = llmem_image_view_create(image->img, &ci, &v->v);
+	if (ret) {
+		Py_DECREF(v);
+		return pyl_error(ret);
+	}
+	v->image = (struct pyl_image *)Py_NewRef(image);
+	image->views++;
+	return (PyObject *)v;
+}
+
 static PyMethodDef image_methods[] = {
 	{ "_allocation", (PyCFunction)image_allocation, METH_NOARGS,
 	  "(page, offset, left_padding, size)" },
 	{ "map", (PyCFunction)image_map, METH_NOARGS,
 	  "map() -> Mapping of a linear image's texels: shape as the image's, strides the "
 	  "driver's row and slice pitches, items of its channel type" },
-	{ "view", PYL_FAST(pyl_image_view), PYL_FASTKW,
+	{ "view", PYL_FAST(image_view), PYL_FASTKW,
 	  "view(filter=0, address_mode=0, unnormalized=False) -> ImageView with its sampler, "
 	  "for Kernel bindings" },
 	{ "close", (PyCFunction)image_close, METH_NOARGS,
@@ -563,4 +696,98 @@ PyTypeObject pyl_ImageType = {
 	.tp_weaklistoffset = offsetof(struct pyl_image, weakrefs),
 	.tp_methods = image_methods,
 	.tp_getset = image_getset,
+};
+
+/* ---- Image view ------------------------------------------------------ */
+
+static void view_destroy(struct pyl_view *self)
+{
+	llmem_image_view_destroy(self->v);
+	self->v = NULL;
+	self->image->views--;
+	Py_CLEAR(self->image);
+}
+
+static void view_dealloc(struct pyl_view *self)
+{
+	if (self->weakrefs)
+		PyObject_ClearWeakRefs((PyObject *)self);
+	if (self->v)
+		view_destroy(self);
+	Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *view_close(struct pyl_view *self, PyObject *unused)
+{
+	(void)unused;
+	if (!self->v)
+		Py_RETURN_NONE;
+	if (self->busy)
+		return pyl_error_msg(EBUSY, "image view is in use by another thread");
+	if (self->pending)
+		return pyl_error_msg(EBUSY,
+				     "image view is used by %zd dispatch%s in flight: wait for "
+				     "their events first",
+				     self->pending, self->pending == 1 ? "" : "es");
+	view_destroy(self);
+	Py_RETURN_NONE;
+}
+
+static PyObject *view_info(struct pyl_view *self, PyObject *unused)
+{
+	struct llmem_image_view_create_info ci;
+	int ret;
+
+	(void)unused;
+	if (!self->v)
+		return pyl_closed("image view");
+	ret = llmem_image_view_get_info(self->v, &ci);
+	if (ret)
+		return pyl_error(ret);
+	return Py_BuildValue("(IIO)", ci.filter, ci.address_mode,
+			     ci.unnormalized_coordinates ? Py_True : Py_False);
+}
+
+static PyObject *view_get_closed(struct pyl_view *self, void *closure)
+{
+	(void)closure;
+	return PyBool_FromLong(!self->v);
+}
+
+static PyObject *view_get_image(struct pyl_view *self, void *closure)
+{
+	(void)closure;
+	return Py_NewRef(self->image ? (PyObject *)self->image : Py_None);
+}
+
+static PyObject *view_get_pending(struct pyl_view *self, void *closure)
+{
+	(void)closure;
+	return PyLong_FromSsize_t(self->pending);
+}
+
+static PyMethodDef view_methods[] = {
+	{ "close", (PyCFunction)view_close, METH_NOARGS,
+	  "Destroys the view and its sampler; llmem.Error(EBUSY) while dispatches use it." },
+	{ "_info", (PyCFunction)view_info, METH_NOARGS,
+	  "llmem_image_view_get_info(): (filter, address_mode, unnormalized)" },
+	{ 0 },
+};
+
+static PyGetSetDef view_getset[] = {
+	{ "closed", (getter)view_get_closed, NULL, "Whether close() was called.", NULL },
+	{ "image", (getter)view_get_image, NULL, "The image it views (None once closed).", NULL },
+	{ "pending", (getter)view_get_pending, NULL, "Dispatches in flight that use it.", NULL },
+	{ 0 },
+};
+
+PyTypeObject pyl_ImageViewType = {
+	PyVarObject_HEAD_INIT(NULL, 0).tp_name = "llmem._llmem.ImageView",
+	.tp_basicsize = sizeof(struct pyl_view),
+	.tp_dealloc = (destructor)view_dealloc,
+	.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+	.tp_doc = "A view of an image with its sampler (Image.view()), for kernel bindings.",
+	.tp_weaklistoffset = offsetof(struct pyl_view, weakrefs),
+	.tp_methods = view_methods,
+	.tp_getset = view_getset,
 };

@@ -5,7 +5,9 @@
  * buffers and images in its pages and imports and exports pages.  A memory
  * holds its session; each holds the host allocations it imported.
  */
-#include "_llmem.h"
+#include "_session.h"
+#include "_layout.h"
+#include "_objects.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -38,6 +40,13 @@ static void session_message(void *user, uint32_t severity, const char *message)
 	Py_XDECREF(item);
 	pyl_error_restore(&saved);
 	PyGILState_Release(g);
+}
+
+struct pyl_session *pyl_as_session(PyObject *o)
+{
+	struct pyl_session *s = pyl_instance(o, &pyl_SessionType, "session", "an llmem.Session");
+
+	return s && !s->s ? (struct pyl_session *)pyl_closed("session") : s;
 }
 
 static PyObject *session_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
@@ -361,6 +370,13 @@ PyTypeObject pyl_SessionType = {
 
 /* ---- Memory ----------------------------------------------------------- */
 
+struct pyl_memory *pyl_as_memory(PyObject *o)
+{
+	struct pyl_memory *m = pyl_instance(o, &pyl_MemoryType, "memory", "an llmem.Memory");
+
+	return m && !m->m ? (struct pyl_memory *)pyl_closed("memory") : m;
+}
+
 static int memory_destroy(struct pyl_memory *self)
 {
 	int ret = llmem_memory_destroy(self->m);
@@ -438,7 +454,7 @@ static PyObject *memory_create_buffer(struct pyl_memory *self, PyObject *const *
 	ret = llmem_buffer_create(self->m, &ci, &b);
 	if (ret)
 		return pyl_error(ret);
-	return pyl_buffer_wrap(self, b, name_of(a[2]), NULL);
+	return pyl_buffer_wrap(self, self->coherent, b, name_of(a[2]), NULL);
 }
 
 static PyObject *memory_create_buffer_from_host(struct pyl_memory *self, PyObject *const *args,
@@ -460,7 +476,7 @@ static PyObject *memory_create_buffer_from_host(struct pyl_memory *self, PyObjec
 	PyBuffer_Release(&view);
 	if (ret)
 		return pyl_error(ret);
-	return pyl_buffer_wrap(self, b, name_of(a[2]), NULL);
+	return pyl_buffer_wrap(self, self->coherent, b, name_of(a[2]), NULL);
 }
 
 static PyObject *memory_create_buffer_like(struct pyl_memory *self, PyObject *const *args,
@@ -498,7 +514,7 @@ static PyObject *memory_create_buffer_like(struct pyl_memory *self, PyObject *co
 	}
 	if (ret)
 		return pyl_error(ret);
-	return pyl_buffer_wrap(self, b, name_of(a[2]), NULL);
+	return pyl_buffer_wrap(self, self->coherent, b, name_of(a[2]), NULL);
 }
 
 static PyObject *memory_create_image(struct pyl_memory *self, PyObject *const *args,
@@ -530,7 +546,7 @@ static PyObject *memory_create_image(struct pyl_memory *self, PyObject *const *a
 	ret = llmem_image_create(self->m, &ci, &img);
 	if (ret)
 		return pyl_error(ret);
-	return pyl_image_wrap(self, img, name_of(a[3]), &ci);
+	return pyl_image_wrap(self, self->coherent, img, name_of(a[3]), &ci);
 }
 
 static PyObject *memory_create_image_from_host(struct pyl_memory *self, PyObject *const *args,
@@ -579,7 +595,7 @@ static PyObject *memory_create_image_from_host(struct pyl_memory *self, PyObject
 	PyBuffer_Release(&view);
 	if (ret)
 		return pyl_error(ret);
-	return pyl_image_wrap(self, img, name_of(a[2]), &ci);
+	return pyl_image_wrap(self, self->coherent, img, name_of(a[2]), &ci);
 fail:
 	PyBuffer_Release(&view);
 	return NULL;
@@ -608,7 +624,8 @@ static PyObject *memory_create_image_like(struct pyl_memory *self, PyObject *con
 		return pyl_error(ret);
 	ci.ndim = like->ndim;
 	memcpy(ci.shape, like->shape, sizeof(ci.shape));
-	return pyl_image_wrap(self, img, a[2] && a[2] != Py_None ? a[2] : like->name, &ci);
+	return pyl_image_wrap(self, self->coherent, img,
+			      a[2] && a[2] != Py_None ? a[2] : like->name, &ci);
 }
 
 static int fd_arg(PyObject *o, int *fd)

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * What crosses to other devices and processes: frame layouts (the fourcc,
- * offsets and pitches importers take), the camera pipeline with its frames,
- * and pages imported into CUDA with their DLPack tensors.
+ * What crosses to other devices: the camera pipeline with its frames, and
+ * pages imported into CUDA with their DLPack tensors.
  *
  * A camera counts its RGBA views: it refuses close() (EBUSY) while numpy
  * arrays over its frames live, since its mapping would go under them.  A
@@ -10,8 +9,10 @@
  * block, or when it is dropped.  A CUDA import counts its views and DLPack
  * tensors the same way.
  */
-#include "_llmem.h"
+#include "_share.h"
 #include "_dlpack.h"
+#include "_mapping.h"
+#include "_session.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -20,118 +21,28 @@
 
 #include <linux/videodev2.h>
 
-/* ---- Frame layouts ---------------------------------------------------- */
-
-/* A fourcc as an int or four characters ("YUYV", "NV12", "AB24"). */
-static int parse_fourcc(PyObject *o, uint32_t *out)
-{
-	const char *s;
-
-	if (!o || o == Py_None)
-		return 0;
-	if (!PyUnicode_Check(o))
-		return pyl_u32(o, "fourcc", out);
-	s = PyUnicode_AsUTF8(o);
-	if (!s)
-		return -1;
-	if (strlen(s) != 4) {
-		PyErr_Format(PyExc_ValueError, "fourcc %R is not four characters", o);
-		return -1;
-	}
-	*out = (uint32_t)(uint8_t)s[0] | (uint32_t)(uint8_t)s[1] << 8 |
-	       (uint32_t)(uint8_t)s[2] << 16 | (uint32_t)(uint8_t)s[3] << 24;
-	return 0;
-}
-
-PyObject *pyl_frame_layout_tuple(const struct llmem_frame_layout *l)
-{
-	PyObject *offsets = PyTuple_New(l->num_planes), *pitches = PyTuple_New(l->num_planes);
-
-	for (uint32_t i = 0; offsets && pitches && i < l->num_planes; i++) {
-		PyTuple_SET_ITEM(offsets, i, PyLong_FromUnsignedLongLong(l->offset[i]));
-		PyTuple_SET_ITEM(pitches, i, PyLong_FromUnsignedLong(l->pitch[i]));
-	}
-	if (!offsets || !pitches || PyErr_Occurred()) {
-		Py_XDECREF(offsets);
-		Py_XDECREF(pitches);
-		return NULL;
-	}
-	return Py_BuildValue("(IIIIKNNK)", l->fourcc, l->width, l->height, l->num_planes,
-			     (unsigned long long)l->modifier, offsets, pitches,
-			     (unsigned long long)l->size);
-}
-
-int pyl_parse_frame_layout(PyObject *o, struct llmem_frame_layout *l)
-{
-	uint32_t pitches[LLMEM_FRAME_MAX_PLANES] = { 0 };
-	PyObject *seq, *offsets;
-	Py_ssize_t n;
-	int ret = -1;
-
-	memset(l, 0, sizeof(*l));
-	if (!PyTuple_Check(o) || PyTuple_GET_SIZE(o) != 8) {
-		PyErr_Format(PyExc_TypeError,
-			     "layout must be an llmem.FrameLayout (llmem.frame_layout()), not "
-			     "%.200s",
-			     Py_TYPE(o)->tp_name);
-		return -1;
-	}
-	if (parse_fourcc(PyTuple_GET_ITEM(o, 0), &l->fourcc) ||
-	    pyl_u32(PyTuple_GET_ITEM(o, 1), "width", &l->width) ||
-	    pyl_u32(PyTuple_GET_ITEM(o, 2), "height", &l->height) ||
-	    pyl_u32(PyTuple_GET_ITEM(o, 3), "num_planes", &l->num_planes) ||
-	    pyl_u64(PyTuple_GET_ITEM(o, 4), "modifier", UINT64_MAX, &l->modifier) ||
-	    pyl_u64(PyTuple_GET_ITEM(o, 7), "size", UINT64_MAX, &l->size))
-		return -1;
-	offsets = PyTuple_GET_ITEM(o, 5);
-	if (pyl_u32_seq(PyTuple_GET_ITEM(o, 6), "pitches", pitches, LLMEM_FRAME_MAX_PLANES) < 0)
-		return -1;
-	memcpy(l->pitch, pitches, sizeof(pitches));
-	seq = PySequence_Fast(offsets, "offsets must be a sequence of ints");
-	if (!seq)
-		return -1;
-	n = PySequence_Fast_GET_SIZE(seq);
-	if (n > LLMEM_FRAME_MAX_PLANES) {
-		PyErr_SetString(PyExc_ValueError, "more offsets than planes a frame can have");
-		goto out;
-	}
-	for (Py_ssize_t i = 0; i < n; i++)
-		if (pyl_u64(PySequence_Fast_GET_ITEM(seq, i), "offsets", UINT64_MAX, &l->offset[i]))
-			goto out;
-	ret = 0;
-out:
-	Py_DECREF(seq);
-	return ret;
-}
-
-PyObject *pyl_frame_layout(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
-			   PyObject *kwnames)
-{
-	static const char *const names[] = { "fourcc",		"width",
-					     "height",		"pitch",
-					     "pitch_alignment", "plane_alignment",
-					     "min_size",	NULL };
-	struct llmem_frame_constraints c = { 0 };
-	struct llmem_frame_layout l;
-	uint32_t fourcc = 0, width = 0, height = 0;
-	PyObject *a[7];
-	int ret;
-
-	(void)module;
-	if (pyl_args("frame_layout", args, nargs, kwnames, names, 7, 3, a) ||
-	    parse_fourcc(a[0], &fourcc) || pyl_u32(a[1], "width", &width) ||
-	    pyl_u32(a[2], "height", &height) || pyl_u32(a[3], "pitch", &c.pitch) ||
-	    pyl_u32(a[4], "pitch_alignment", &c.pitch_alignment) ||
-	    pyl_u32(a[5], "plane_alignment", &c.plane_alignment) ||
-	    pyl_u64(a[6], "min_size", UINT64_MAX, &c.min_size))
-		return NULL;
-	ret = llmem_frame_layout_init(fourcc, width, height, &c, &l);
-	if (ret)
-		return pyl_error(ret);
-	return pyl_frame_layout_tuple(&l);
-}
-
 /* ---- Frame ------------------------------------------------------------ */
+
+struct pyl_camera {
+	PyObject_HEAD PyObject *weakrefs;
+	struct llmem_camera *cam;
+	struct pyl_session *session;
+	struct llmem_camera_info info;
+	/* The frame handed out and not yet released, or NULL. */
+	PyObject *held;
+	/* Live RGBA views of its frames (Mapping objects). */
+	Py_ssize_t views;
+	int streaming;
+	int busy;
+	double timeout;
+};
+
+struct pyl_frame {
+	PyObject_HEAD PyObject *weakrefs;
+	struct pyl_camera *camera;
+	struct llmem_camera_frame f;
+	int released;
+};
 
 static void frame_forget(struct pyl_frame *self)
 {
@@ -182,6 +93,12 @@ static PyObject *frame_close(struct pyl_frame *self, PyObject *unused)
 	Py_RETURN_NONE;
 }
 
+/* A frame's RGBA view, read-only: the camera counts it and refuses close() meanwhile. */
+static const struct pyl_mapping_ops frame_mapping = {
+	.owner = PYL_CAMERA,
+	.readonly = 1,
+};
+
 static PyObject *frame_get_rgba(struct pyl_frame *self, void *closure)
 {
 	const struct llmem_frame_layout *l = &self->camera->info.rgba_layout;
@@ -196,8 +113,8 @@ static PyObject *frame_get_rgba(struct pyl_frame *self, void *closure)
 	(void)closure;
 	if (self->released)
 		return pyl_closed("frame (released)");
-	return pyl_mapping_new_frame(self->camera, (char *)self->f.rgba_data + l->offset[0],
-				     (Py_ssize_t)l->pitch[0] * l->height, &layout);
+	return pyl_mapping_new((PyObject *)self->camera, &frame_mapping, &self->camera->views,
+			       (char *)self->f.rgba_data + l->offset[0], &layout, 0);
 }
 
 static PyObject *frame_get_released(struct pyl_frame *self, void *closure)
@@ -282,11 +199,6 @@ PyTypeObject pyl_FrameType = {
 
 /* ---- Camera ----------------------------------------------------------- */
 
-void pyl_camera_view_gone(struct pyl_camera *camera)
-{
-	camera->views--;
-}
-
 static int parse_choice(PyObject *o, const char *what, const char *a, const char *b, uint32_t *out,
 			int *given)
 {
@@ -326,15 +238,10 @@ static PyObject *camera_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 					 &format, &size, &buffers, &copy, &contiguous, &input,
 					 &backend, &encoding, &range, &timeout))
 		return NULL;
-	if (!PyObject_TypeCheck(session, &pyl_SessionType)) {
-		PyErr_Format(PyExc_TypeError, "session must be an llmem.Session, not %.200s",
-			     Py_TYPE(session)->tp_name);
+	s = pyl_as_session(session);
+	if (!s)
 		return NULL;
-	}
-	s = (struct pyl_session *)session;
-	if (!s->s)
-		return pyl_closed("session");
-	if (pyl_str(device, "device", &ci.device) || parse_fourcc(format, &ci.fourcc) ||
+	if (pyl_str(device, "device", &ci.device) || pyl_parse_fourcc(format, &ci.fourcc) ||
 	    pyl_u32(buffers, "buffers", &ci.buffers) || pyl_bool(copy, &cp) ||
 	    pyl_bool(contiguous, &contig))
 		return NULL;
@@ -713,14 +620,9 @@ static PyObject *cuda_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 
 	if (!PyArg_ParseTupleAndKeywords(args, kwds, "O:Cuda", kw, &session))
 		return NULL;
-	if (!PyObject_TypeCheck(session, &pyl_SessionType)) {
-		PyErr_Format(PyExc_TypeError, "session must be an llmem.Session, not %.200s",
-			     Py_TYPE(session)->tp_name);
+	s = pyl_as_session(session);
+	if (!s)
 		return NULL;
-	}
-	s = (struct pyl_session *)session;
-	if (!s->s)
-		return pyl_closed("session");
 	self = (struct pyl_cuda *)type->tp_alloc(type, 0);
 	if (!self)
 		return NULL;
@@ -775,14 +677,9 @@ static PyObject *cuda_import_page(struct pyl_cuda *self, PyObject *const *args, 
 		return pyl_closed("CUDA context");
 	if (pyl_args("import_page", args, nargs, kwnames, names, 2, 2, a))
 		return NULL;
-	if (!PyObject_TypeCheck(a[0], &pyl_MemoryType)) {
-		PyErr_Format(PyExc_TypeError, "memory must be an llmem.Memory, not %.200s",
-			     Py_TYPE(a[0])->tp_name);
+	mem = pyl_as_memory(a[0]);
+	if (!mem)
 		return NULL;
-	}
-	mem = (struct pyl_memory *)a[0];
-	if (!mem->m)
-		return pyl_closed("memory");
 	if (pyl_u32(a[1], "page", &page))
 		return NULL;
 	ret = llmem_memory_get_page_stats(mem->m, page, &st);
