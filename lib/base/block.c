@@ -150,6 +150,12 @@ HOT bool find_class(const struct llmem_block *b, unsigned int *fl, unsigned int 
 	return true;
 }
 
+/*
+ * Whether a list holds one range or none, and so whether an insert or a
+ * remove empties it, is a coin toss in a page of many classes: both write
+ * unconditionally instead of branching (nodes[NIL] takes the writes meant
+ * for no node), which spares a mispredicted branch per operation.
+ */
 HOT void list_insert(struct llmem_block *b, uint32_t i)
 {
 	struct node *n = &b->nodes[i];
@@ -163,8 +169,7 @@ HOT void list_insert(struct llmem_block *b, uint32_t i)
 	n->sl = (uint8_t)sl;
 	n->prev_free = NIL;
 	n->next_free = head;
-	if (head != NIL)
-		b->nodes[head].prev_free = i;
+	b->nodes[head].prev_free = i;
 	b->heads[fl][sl] = i;
 	b->sl_bitmap[fl] |= 1u << sl;
 	b->fl_bitmap |= 1ull << fl;
@@ -175,30 +180,23 @@ HOT void list_remove(struct llmem_block *b, uint32_t i)
 {
 	struct node *n = &b->nodes[i];
 	unsigned int fl = n->fl, sl = n->sl;
+	uint32_t prev = n->prev_free, next = n->next_free;
+	bool empty = prev == NIL && next == NIL;
 
-	if (n->prev_free != NIL)
-		b->nodes[n->prev_free].next_free = n->next_free;
-	else
-		b->heads[fl][sl] = n->next_free;
-	if (n->next_free != NIL)
-		b->nodes[n->next_free].prev_free = n->prev_free;
-	if (b->heads[fl][sl] == NIL) {
-		b->sl_bitmap[fl] &= ~(1u << sl);
-		if (!b->sl_bitmap[fl])
-			b->fl_bitmap &= ~(1ull << fl);
-	}
+	*(prev != NIL ? &b->nodes[prev].next_free : &b->heads[fl][sl]) = next;
+	b->nodes[next].prev_free = prev;
+	b->sl_bitmap[fl] &= ~((uint32_t)empty << sl);
+	b->fl_bitmap &= ~((uint64_t)!b->sl_bitmap[fl] << fl);
 	b->free_ranges--;
 }
 
-/* Makes room for @count more nodes, so that no pointer moves mid-update. */
-static int reserve_nodes(struct llmem_block *b, uint32_t count)
+/* Doubles the node table. */
+static int grow_nodes(struct llmem_block *b)
 {
 	struct node *nodes;
 	uint8_t *states;
 	uint32_t cap;
 
-	if (b->unused_count + (b->node_cap - b->node_count) >= count)
-		return 0;
 	if (b->node_cap > UINT32_MAX / 2)
 		return -ENOMEM;
 	cap = b->node_cap * 2;
@@ -212,6 +210,14 @@ static int reserve_nodes(struct llmem_block *b, uint32_t count)
 	b->states = states;
 	b->node_cap = cap;
 	return 0;
+}
+
+/* Makes room for @count more nodes, so that no pointer moves mid-update. */
+HOT int reserve_nodes(struct llmem_block *b, uint32_t count)
+{
+	if (b->unused_count + (b->node_cap - b->node_count) >= count)
+		return 0;
+	return grow_nodes(b);
 }
 
 HOT uint32_t take_node(struct llmem_block *b)
@@ -290,6 +296,24 @@ HOT uint64_t align_up(uint64_t v, uint64_t a)
 }
 
 /*
+ * Where an object starts in free range @i: aligned, and in the next granule
+ * when the object before it is of the other kind and would share one.  No
+ * branch on the neighbour: its kind varies from one range to the next, and
+ * states[NIL] is NODE_FREE, of no kind, so the first range needs no test.
+ */
+HOT uint64_t start_in(const struct llmem_block *b, uint32_t i, uint64_t alignment, uint8_t kind)
+{
+	const struct node *n = &b->nodes[i];
+	uint64_t g = b->granularity, off = align_up(n->offset, alignment);
+	bool shared;
+
+	if (g == 1)
+		return off;
+	shared = (b->states[n->prev_phys] == (kind ^ 3)) & ((off & ~(g - 1)) < n->offset);
+	return shared ? align_up(off, g) : off;
+}
+
+/*
  * Where an object would start in free range @i, by the granularity rule of
  * block.h, or UINT64_MAX when it does not fit there.  The used neighbours
  * of a free range are its physical neighbours: free ones have merged.
@@ -299,11 +323,8 @@ HOT uint64_t place(const struct llmem_block *b, uint32_t i, uint64_t size, uint6
 {
 	const struct node *n = &b->nodes[i];
 	uint64_t g = b->granularity, end = n->offset + n->size;
-	uint64_t off = align_up(n->offset, alignment);
+	uint64_t off = start_in(b, i, alignment, kind);
 
-	if (g > 1 && n->prev_phys != NIL && b->states[n->prev_phys] != kind &&
-	    (off & ~(g - 1)) < n->offset)
-		off = align_up(off, g);
 	if (off > end || end - off < size)
 		return UINT64_MAX;
 	if (g > 1 && n->next_phys != NIL && b->states[n->next_phys] != kind) {
@@ -341,9 +362,9 @@ static uint32_t search(const struct llmem_block *b, uint64_t size, uint64_t alig
 		if (find_class(b, &fl, &sl)) {
 			uint32_t i = b->heads[fl][sl];
 
-			*off = place(b, i, size, alignment, kind);
-			/* The worst case was reserved: a miss is a bug here. */
-			assert(*off != UINT64_MAX);
+			/* The worst case was reserved: the object fits, granules included. */
+			*off = start_in(b, i, alignment, kind);
+			assert(*off + size <= b->nodes[i].offset + b->nodes[i].size);
 			return i;
 		}
 	} else {
