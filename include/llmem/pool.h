@@ -4,7 +4,9 @@
  * memory of their own (a DMA-BUF, a heap, another API's allocation), in the
  * spirit of VulkanMemoryAllocator's VmaVirtualBlock.  It places objects in
  * pages of one size, creating a page when none has room and releasing pages
- * that become empty.  Each page is laid out by a TLSF allocator (a "block"):
+ * that become empty.  An object goes to the page whose free range fits it
+ * most tightly, the lowest index among equals, so that objects gather in
+ * few pages.  Each page is laid out by a TLSF allocator (a "block"):
  * allocation and free are O(1), and free neighbours merge at once.
  *
  * The pool never touches memory.  Its owner backs each page through the

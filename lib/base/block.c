@@ -12,6 +12,10 @@
  * neighbours in address order, so a free merges with free neighbours in
  * O(1).  Unused nodes wait on a list for reuse: in steady state an
  * allocation costs no malloc.
+ *
+ * A map gathers the class bitmaps of several blocks (a pool's pages), so
+ * that the best class over all of them is found with the same two
+ * find-first-set operations as in one block.
  */
 #include <assert.h>
 #include <errno.h>
@@ -78,6 +82,11 @@ struct llmem_block {
 	uint32_t unused_count;
 	uint32_t first; /* the node at offset 0 */
 
+	struct llmem_block_map *map; /* NULL when not attached */
+	uint32_t map_index;
+	uint64_t map_bit; /* this block's bit in map_word[class] */
+	uint64_t *map_word; /* the map's row of classes for this block's 64 indices */
+
 	/*
 	 * Only the classes up to the block's own size: a 32 MiB page needs 22
 	 * of the 60 rows, and the smaller table stays in the data cache.
@@ -86,6 +95,23 @@ struct llmem_block {
 	uint64_t fl_bitmap;
 	uint32_t sl_bitmap[FL_COUNT];
 	uint32_t heads[][SL_COUNT];
+};
+
+/*
+ * The classes of a set of blocks: which classes are non-empty in any block,
+ * as one block's bitmaps say it for itself, and for each class the blocks
+ * that hold a range of it, a bit per block index.  Each attached block
+ * points at its row of bits, so that marking a class costs it no more
+ * than its own bitmaps.
+ */
+struct llmem_block_map {
+	uint64_t granularity;
+	uint32_t fl_count; /* the first levels of the largest block */
+	uint32_t words; /* of 64 indices each */
+	uint64_t fl_bitmap;
+	uint32_t sl_bitmap[FL_COUNT];
+	uint64_t *bits; /* [words][fl_count * SL_COUNT] */
+	struct llmem_block **blocks; /* [words * 64], by index */
 };
 
 HOT unsigned int log2_floor(uint64_t v)
@@ -130,26 +156,93 @@ static uint64_t class_max(unsigned int fl, unsigned int sl)
 	return ((uint64_t)(SL_COUNT + sl + 1) << (fl - 1)) - 1;
 }
 
-/* First non-empty class at or after (fl, sl); false when there is none. */
-HOT bool find_class(const struct llmem_block *b, unsigned int *fl, unsigned int *sl)
+/*
+ * First non-empty class at or after (fl, sl) by the bitmaps of a block or a
+ * map; false when there is none.
+ */
+HOT bool find_in(uint64_t fl_bitmap, const uint32_t *sl_bitmap, uint32_t fl_count, unsigned int *fl,
+		 unsigned int *sl)
 {
 	uint32_t sl_map;
 	uint64_t fl_map;
 
-	if (*fl >= b->fl_count)
+	if (*fl >= fl_count)
 		return false;
-	sl_map = *sl < SL_COUNT ? b->sl_bitmap[*fl] & (~0u << *sl) : 0;
+	sl_map = *sl < SL_COUNT ? sl_bitmap[*fl] & (~0u << *sl) : 0;
 	if (!sl_map) {
-		fl_map = *fl + 1 < 64 ? b->fl_bitmap & (~0ull << (*fl + 1)) : 0;
+		fl_map = *fl + 1 < 64 ? fl_bitmap & (~0ull << (*fl + 1)) : 0;
 		if (!fl_map)
 			return false;
 		*fl = __builtin_ctzll(fl_map);
-		sl_map = b->sl_bitmap[*fl];
+		sl_map = sl_bitmap[*fl];
 	}
 	*sl = __builtin_ctz(sl_map);
 	return true;
 }
 
+HOT bool find_class(const struct llmem_block *b, unsigned int *fl, unsigned int *sl)
+{
+	return find_in(b->fl_bitmap, b->sl_bitmap, b->fl_count, fl, sl);
+}
+
+/*
+ * The size a free range needs so that an object fits whatever its offset:
+ * the worst-case alignment and granularity padding on top of @size.  0 when
+ * that overflows.
+ */
+HOT uint64_t worst_case(uint64_t size, uint64_t alignment, uint64_t g)
+{
+	uint64_t worst = size + (alignment > g ? alignment : g) - 1;
+
+	if (g > 1)
+		worst += g - 1;
+	return worst >= size ? worst : 0;
+}
+
+/* Block @b's list (fl, sl) holds a range (again or still: setting is idempotent). */
+HOT void map_set(struct llmem_block *b, unsigned int fl, unsigned int sl)
+{
+	struct llmem_block_map *m = b->map;
+	unsigned int c = fl * SL_COUNT + sl;
+
+	b->map_word[c] |= b->map_bit;
+	m->sl_bitmap[fl] |= 1u << sl;
+	m->fl_bitmap |= 1ull << fl;
+}
+
+/* Whether a block of any index holds class @c: O(words). */
+static bool map_held(const struct llmem_block_map *m, size_t c)
+{
+	size_t classes = (size_t)m->fl_count * SL_COUNT;
+
+	for (uint32_t w = 0; w < m->words; w++)
+		if (m->bits[w * classes + c])
+			return true;
+	return false;
+}
+
+/* Block @b's list (fl, sl) has become empty if @empty. */
+HOT void map_clear(struct llmem_block *b, unsigned int fl, unsigned int sl, bool empty)
+{
+	struct llmem_block_map *m = b->map;
+	size_t c = fl * SL_COUNT + sl;
+	bool gone;
+
+	b->map_word[c] &= ~(b->map_bit & -(uint64_t)empty);
+	/* Blocks of the same 64 indices first: often the only ones. */
+	gone = !b->map_word[c];
+	if (m->words > 1 && gone)
+		gone = !map_held(m, c);
+	m->sl_bitmap[fl] &= ~((uint32_t)gone << sl);
+	m->fl_bitmap &= ~((uint64_t)!m->sl_bitmap[fl] << fl);
+}
+
+/*
+ * Whether a list holds one range or none, and so whether an insert or a
+ * remove empties it, is a coin toss in a page of many classes: both write
+ * unconditionally instead of branching (nodes[NIL] takes the writes meant
+ * for no node), which spares a mispredicted branch per operation.
+ */
 HOT void list_insert(struct llmem_block *b, uint32_t i)
 {
 	struct node *n = &b->nodes[i];
@@ -163,11 +256,12 @@ HOT void list_insert(struct llmem_block *b, uint32_t i)
 	n->sl = (uint8_t)sl;
 	n->prev_free = NIL;
 	n->next_free = head;
-	if (head != NIL)
-		b->nodes[head].prev_free = i;
+	b->nodes[head].prev_free = i;
 	b->heads[fl][sl] = i;
 	b->sl_bitmap[fl] |= 1u << sl;
 	b->fl_bitmap |= 1ull << fl;
+	if (b->map)
+		map_set(b, fl, sl);
 	b->free_ranges++;
 }
 
@@ -175,30 +269,25 @@ HOT void list_remove(struct llmem_block *b, uint32_t i)
 {
 	struct node *n = &b->nodes[i];
 	unsigned int fl = n->fl, sl = n->sl;
+	uint32_t prev = n->prev_free, next = n->next_free;
+	bool empty = prev == NIL && next == NIL;
 
-	if (n->prev_free != NIL)
-		b->nodes[n->prev_free].next_free = n->next_free;
-	else
-		b->heads[fl][sl] = n->next_free;
-	if (n->next_free != NIL)
-		b->nodes[n->next_free].prev_free = n->prev_free;
-	if (b->heads[fl][sl] == NIL) {
-		b->sl_bitmap[fl] &= ~(1u << sl);
-		if (!b->sl_bitmap[fl])
-			b->fl_bitmap &= ~(1ull << fl);
-	}
+	*(prev != NIL ? &b->nodes[prev].next_free : &b->heads[fl][sl]) = next;
+	b->nodes[next].prev_free = prev;
+	b->sl_bitmap[fl] &= ~((uint32_t)empty << sl);
+	b->fl_bitmap &= ~((uint64_t)!b->sl_bitmap[fl] << fl);
+	if (b->map)
+		map_clear(b, fl, sl, empty);
 	b->free_ranges--;
 }
 
-/* Makes room for @count more nodes, so that no pointer moves mid-update. */
-static int reserve_nodes(struct llmem_block *b, uint32_t count)
+/* Doubles the node table. */
+static int grow_nodes(struct llmem_block *b)
 {
 	struct node *nodes;
 	uint8_t *states;
 	uint32_t cap;
 
-	if (b->unused_count + (b->node_cap - b->node_count) >= count)
-		return 0;
 	if (b->node_cap > UINT32_MAX / 2)
 		return -ENOMEM;
 	cap = b->node_cap * 2;
@@ -212,6 +301,14 @@ static int reserve_nodes(struct llmem_block *b, uint32_t count)
 	b->states = states;
 	b->node_cap = cap;
 	return 0;
+}
+
+/* Makes room for @count more nodes, so that no pointer moves mid-update. */
+HOT int reserve_nodes(struct llmem_block *b, uint32_t count)
+{
+	if (b->unused_count + (b->node_cap - b->node_count) >= count)
+		return 0;
+	return grow_nodes(b);
 }
 
 HOT uint32_t take_node(struct llmem_block *b)
@@ -279,6 +376,7 @@ void llmem_block_destroy(struct llmem_block *block)
 {
 	if (!block)
 		return;
+	llmem_block_detach(block);
 	free(block->nodes);
 	free(block->states);
 	free(block);
@@ -287,6 +385,24 @@ void llmem_block_destroy(struct llmem_block *block)
 HOT uint64_t align_up(uint64_t v, uint64_t a)
 {
 	return (v + a - 1) & ~(a - 1);
+}
+
+/*
+ * Where an object starts in free range @i: aligned, and in the next granule
+ * when the object before it is of the other kind and would share one.  No
+ * branch on the neighbour: its kind varies from one range to the next, and
+ * states[NIL] is NODE_FREE, of no kind, so the first range needs no test.
+ */
+HOT uint64_t start_in(const struct llmem_block *b, uint32_t i, uint64_t alignment, uint8_t kind)
+{
+	const struct node *n = &b->nodes[i];
+	uint64_t g = b->granularity, off = align_up(n->offset, alignment);
+	bool shared;
+
+	if (g == 1)
+		return off;
+	shared = (b->states[n->prev_phys] == (kind ^ 3)) & ((off & ~(g - 1)) < n->offset);
+	return shared ? align_up(off, g) : off;
 }
 
 /*
@@ -299,11 +415,8 @@ HOT uint64_t place(const struct llmem_block *b, uint32_t i, uint64_t size, uint6
 {
 	const struct node *n = &b->nodes[i];
 	uint64_t g = b->granularity, end = n->offset + n->size;
-	uint64_t off = align_up(n->offset, alignment);
+	uint64_t off = start_in(b, i, alignment, kind);
 
-	if (g > 1 && n->prev_phys != NIL && b->states[n->prev_phys] != kind &&
-	    (off & ~(g - 1)) < n->offset)
-		off = align_up(off, g);
 	if (off > end || end - off < size)
 		return UINT64_MAX;
 	if (g > 1 && n->next_phys != NIL && b->states[n->next_phys] != kind) {
@@ -327,23 +440,20 @@ HOT uint64_t place(const struct llmem_block *b, uint32_t i, uint64_t size, uint6
 static uint32_t search(const struct llmem_block *b, uint64_t size, uint64_t alignment, uint8_t kind,
 		       uint64_t *off)
 {
-	uint64_t g = b->granularity, worst = size;
+	uint64_t worst = worst_case(size, alignment, b->granularity);
 	unsigned int fl, sl, fl_end, sl_end;
 	int probes = MAX_PROBES;
 
-	worst += (alignment > g ? alignment : g) - 1;
-	if (g > 1)
-		worst += g - 1;
-	if (worst >= size) {
+	if (worst) {
 		class_at_least(worst, &fl_end, &sl_end);
 		fl = fl_end;
 		sl = sl_end;
 		if (find_class(b, &fl, &sl)) {
 			uint32_t i = b->heads[fl][sl];
 
-			*off = place(b, i, size, alignment, kind);
-			/* The worst case was reserved: a miss is a bug here. */
-			assert(*off != UINT64_MAX);
+			/* The worst case was reserved: the object fits, granules included. */
+			*off = start_in(b, i, alignment, kind);
+			assert(*off + size <= b->nodes[i].offset + b->nodes[i].size);
 			return i;
 		}
 	} else {
@@ -368,31 +478,15 @@ static uint32_t search(const struct llmem_block *b, uint64_t size, uint64_t alig
 	return NIL;
 }
 
-int llmem_block_alloc(struct llmem_block *block, uint64_t size, uint64_t alignment,
-		      enum llmem_block_kind kind, struct llmem_block_range *range, uint64_t *handle)
+/* Cuts the object at @off out of free range @f. */
+HOT int take(struct llmem_block *block, uint32_t f, uint64_t off, uint64_t size, uint8_t kind,
+	     struct llmem_block_range *range, uint64_t *handle)
 {
-	uint64_t off, start, end, pad;
-	uint32_t f, u, t;
+	uint64_t start, end, pad;
 	struct node *n;
+	uint32_t u, t;
 	int ret;
 
-	if (!block || !range || !handle)
-		return llmem_error(-EINVAL, "block_alloc: NULL argument");
-	if (size == 0)
-		return llmem_error(-EINVAL, "block_alloc: size is 0");
-	if (alignment == 0)
-		alignment = 1;
-	if (alignment & (alignment - 1))
-		return llmem_error(-EINVAL, "block_alloc: alignment %llu is not a power of two",
-				   (unsigned long long)alignment);
-	if (kind != LLMEM_BLOCK_LINEAR && kind != LLMEM_BLOCK_OPTIMAL)
-		return llmem_error(-EINVAL, "block_alloc: bad kind %d", (int)kind);
-	if (size > block->size - block->used_bytes)
-		return -ENOMEM;
-
-	f = search(block, size, alignment, (uint8_t)kind, &off);
-	if (f == NIL || off == UINT64_MAX)
-		return -ENOMEM;
 	ret = reserve_nodes(block, 2);
 	if (ret)
 		return llmem_error(ret, "block_alloc: out of host memory for nodes");
@@ -421,7 +515,7 @@ int llmem_block_alloc(struct llmem_block *block, uint64_t size, uint64_t alignme
 	n->offset = start;
 	n->size = off + size - start;
 	n->padding = pad;
-	block->states[u] = (uint8_t)kind;
+	block->states[u] = kind;
 
 	if (off + size < end) {
 		t = take_node(block);
@@ -443,6 +537,170 @@ int llmem_block_alloc(struct llmem_block *block, uint64_t size, uint64_t alignme
 	range->size = size;
 	*handle = u;
 	return 0;
+}
+
+int llmem_block_alloc(struct llmem_block *block, uint64_t size, uint64_t alignment,
+		      enum llmem_block_kind kind, struct llmem_block_range *range, uint64_t *handle)
+{
+	uint64_t off;
+	uint32_t f;
+
+	if (!block || !range || !handle)
+		return llmem_error(-EINVAL, "block_alloc: NULL argument");
+	if (size == 0)
+		return llmem_error(-EINVAL, "block_alloc: size is 0");
+	if (alignment == 0)
+		alignment = 1;
+	if (alignment & (alignment - 1))
+		return llmem_error(-EINVAL, "block_alloc: alignment %llu is not a power of two",
+				   (unsigned long long)alignment);
+	if (kind != LLMEM_BLOCK_LINEAR && kind != LLMEM_BLOCK_OPTIMAL)
+		return llmem_error(-EINVAL, "block_alloc: bad kind %d", (int)kind);
+	if (size > block->size - block->used_bytes)
+		return -ENOMEM;
+
+	f = search(block, size, alignment, (uint8_t)kind, &off);
+	if (f == NIL || off == UINT64_MAX)
+		return -ENOMEM;
+	return take(block, f, off, size, (uint8_t)kind, range, handle);
+}
+
+int llmem_block_map_create(uint64_t granularity, struct llmem_block_map **out)
+{
+	struct llmem_block_map *m;
+
+	if (!out)
+		return llmem_error(-EINVAL, "block_map: out is NULL");
+	if (granularity == 0)
+		granularity = 1;
+	if (granularity & (granularity - 1))
+		return llmem_error(-EINVAL, "block_map: granularity %llu is not a power of two",
+				   (unsigned long long)granularity);
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return llmem_error(-ENOMEM, "block_map: out of host memory");
+	m->granularity = granularity;
+	*out = m;
+	return 0;
+}
+
+void llmem_block_map_destroy(struct llmem_block_map *map)
+{
+	if (!map)
+		return;
+	for (uint32_t i = 0; i < map->words * 64; i++)
+		if (map->blocks[i])
+			map->blocks[i]->map = NULL;
+	free(map->bits);
+	free(map->blocks);
+	free(map);
+}
+
+/*
+ * Room for @fl_count first levels and block indices below 64 * @words: new
+ * arrays, the bits copied row by row, the blocks pointed at their rows.
+ */
+static int map_reserve(struct llmem_block_map *m, uint32_t fl_count, uint32_t words)
+{
+	size_t classes, old_classes = (size_t)m->fl_count * SL_COUNT;
+	struct llmem_block **blocks;
+	uint64_t *bits;
+
+	if (fl_count <= m->fl_count && words <= m->words)
+		return 0;
+	if (fl_count < m->fl_count)
+		fl_count = m->fl_count;
+	if (words < m->words)
+		words = m->words;
+	classes = (size_t)fl_count * SL_COUNT;
+	bits = calloc(classes * words, sizeof(*bits));
+	blocks = calloc((size_t)words * 64, sizeof(*blocks));
+	if (!bits || !blocks) {
+		free(bits);
+		free(blocks);
+		return -ENOMEM;
+	}
+	for (size_t w = 0; w < m->words; w++)
+		memcpy(&bits[w * classes], &m->bits[w * old_classes], old_classes * sizeof(*bits));
+	if (m->words)
+		memcpy(blocks, m->blocks, (size_t)m->words * 64 * sizeof(*blocks));
+	free(m->bits);
+	free(m->blocks);
+	m->bits = bits;
+	m->blocks = blocks;
+	m->fl_count = fl_count;
+	m->words = words;
+	for (uint32_t i = 0; i < words * 64; i++)
+		if (blocks[i])
+			blocks[i]->map_word = &bits[(i / 64) * classes];
+	return 0;
+}
+
+int llmem_block_attach(struct llmem_block *block, struct llmem_block_map *map, uint32_t index)
+{
+	if (!block || !map || block->map || block->granularity != map->granularity ||
+	    index >= UINT32_MAX - 64 || (index < map->words * 64 && map->blocks[index]))
+		return llmem_error(-EINVAL, "block_attach: bad block, map or index %u", index);
+	if (map_reserve(map, block->fl_count, index / 64 + 1))
+		return llmem_error(-ENOMEM, "block_attach: out of host memory");
+	map->blocks[index] = block;
+	block->map = map;
+	block->map_index = index;
+	block->map_bit = 1ull << (index % 64);
+	block->map_word = &map->bits[(size_t)(index / 64) * map->fl_count * SL_COUNT];
+	for (unsigned int fl = 0; fl < block->fl_count; fl++)
+		for (unsigned int sl = 0; sl < SL_COUNT; sl++)
+			if (block->heads[fl][sl] != NIL)
+				map_set(block, fl, sl);
+	return 0;
+}
+
+void llmem_block_detach(struct llmem_block *block)
+{
+	if (!block || !block->map)
+		return;
+	for (unsigned int fl = 0; fl < block->fl_count; fl++)
+		for (unsigned int sl = 0; sl < SL_COUNT; sl++)
+			if (block->heads[fl][sl] != NIL)
+				map_clear(block, fl, sl, true);
+	block->map->blocks[block->map_index] = NULL;
+	block->map = NULL;
+}
+
+/*
+ * Good fit over every attached block at once, as search() does in one: the
+ * head of the first class whose every range fits, in the block of lowest
+ * index that has one.  No fallback to lower classes: that is the owner's to
+ * try, block by block, before it adds one.
+ */
+int llmem_block_map_alloc(struct llmem_block_map *map, uint64_t size, uint64_t alignment,
+			  enum llmem_block_kind kind, uint32_t *index,
+			  struct llmem_block_range *range, uint64_t *handle)
+{
+	uint64_t worst = worst_case(size, alignment, map->granularity), off;
+	size_t classes = (size_t)map->fl_count * SL_COUNT;
+	const uint64_t *w;
+	struct llmem_block *b;
+	unsigned int fl, sl;
+	uint32_t i, f;
+
+	if (!worst)
+		return -ENOMEM;
+	class_at_least(worst, &fl, &sl);
+	if (!find_in(map->fl_bitmap, map->sl_bitmap, map->fl_count, &fl, &sl))
+		return -ENOMEM;
+	/* The class is marked: one of its words is not zero. */
+	w = &map->bits[fl * SL_COUNT + sl];
+	for (i = 0; !*w; i++)
+		w += classes;
+	i = i * 64 + (uint32_t)__builtin_ctzll(*w);
+	b = map->blocks[i];
+	f = b->heads[fl][sl];
+	/* The worst case was reserved: the object fits, granules included. */
+	off = start_in(b, f, alignment, (uint8_t)kind);
+	assert(off + size <= b->nodes[f].offset + b->nodes[f].size);
+	*index = i;
+	return take(b, f, off, size, (uint8_t)kind, range, handle);
 }
 
 static bool is_object(const struct llmem_block *b, uint64_t handle)
@@ -511,9 +769,9 @@ uint64_t llmem_block_size(const struct llmem_block *block)
 	return block->size;
 }
 
-int llmem_block_is_empty(const struct llmem_block *block)
+uint64_t llmem_block_objects(const struct llmem_block *block)
 {
-	return block->allocations == 0;
+	return block->allocations;
 }
 
 uint64_t llmem_block_free_hint(const struct llmem_block *block)

@@ -80,8 +80,8 @@ int llmem_block_get(const struct llmem_block *block, uint64_t handle,
 
 uint64_t llmem_block_size(const struct llmem_block *block);
 
-/* True when no object lives in the block. */
-int llmem_block_is_empty(const struct llmem_block *block);
+/* The objects living in the block. */
+uint64_t llmem_block_objects(const struct llmem_block *block);
 
 /*
  * An upper bound on the largest object of alignment 1 the block may still
@@ -91,6 +91,52 @@ uint64_t llmem_block_free_hint(const struct llmem_block *block);
 
 /* Fills @stats; used, free and count are O(1), the largest free range is not. */
 void llmem_block_stats(const struct llmem_block *block, struct llmem_block_stats *stats);
+
+/*
+ * A map of the free ranges of several blocks of one granularity (a pool's
+ * pages): for each size class, which blocks hold a free range of it.  Blocks
+ * attached to it keep it current as their lists fill and empty, at no cost
+ * beyond a bit per change, so that the best class over all of them is found
+ * as fast as in one block.
+ */
+struct llmem_block_map;
+
+/* Return: 0, -EINVAL for a granularity that is not a power of two, -ENOMEM. */
+int llmem_block_map_create(uint64_t granularity, struct llmem_block_map **out);
+
+/* Accepts NULL.  Blocks still attached are detached. */
+void llmem_block_map_destroy(struct llmem_block_map *map);
+
+/*
+ * Enters @block in @map as block @index, which no other attached block has
+ * (small: the map holds a bit per index up to the highest).  @block must
+ * not be in a map already and must have the map's granularity.
+ * llmem_block_destroy() detaches it.  Return: 0, -EINVAL, -ENOMEM.
+ */
+int llmem_block_attach(struct llmem_block *block, struct llmem_block_map *map, uint32_t index);
+
+/* Takes @block out of its map, if it is in one. */
+void llmem_block_detach(struct llmem_block *block);
+
+/**
+ * llmem_block_map_alloc() - place an object in the best block of a map.
+ * @map: the map.
+ * @size, @alignment, @kind, @range, @handle: as for llmem_block_alloc(), but
+ *	unchecked: @size > 0, @alignment a power of two (not 0), @kind valid.
+ * @index: (out) the block's index in @map.
+ *
+ * Best fit over the attached blocks: the first class whose every range
+ * holds the object (the class llmem_block_alloc() takes from first), and
+ * of the blocks with a range of it the one of lowest index.  O(1) but for
+ * the scan of that class's bits, a 64-bit word per 64 indices.  The classes
+ * below, whose ranges may or may not fit, are not tried.
+ *
+ * Return: 0, or -ENOMEM when no block has such a class (or the node table
+ * cannot grow).
+ */
+int llmem_block_map_alloc(struct llmem_block_map *map, uint64_t size, uint64_t alignment,
+			  enum llmem_block_kind kind, uint32_t *index,
+			  struct llmem_block_range *range, uint64_t *handle);
 
 /*
  * Writes the layout as one JSON object: size, granularity, stats and

@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
- * Many pages, each a TLSF block.  An allocation tries the page that served
- * the last one first, then the others that may have room by their O(1)
- * hint, then makes a page.  A handle is the page index plus one in the high
- * 32 bits and the block's handle in the low 32.
+ * Many pages, each a TLSF block, entered in one map of their classes.  An
+ * allocation goes to the page with the best fitting class of all, the lowest
+ * index among equals (llmem_block_map_alloc()): small holes fill up before
+ * large ranges are cut, and low pages before high ones, so that the high
+ * pages empty out and are released.  When no page has a class whose every
+ * range fits, the first page that still has room once a few of its ranges
+ * are tried takes it; then a new page.  A handle is the page index plus one
+ * in the high 32 bits and the block's handle in the low 32.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -22,11 +26,11 @@ struct page {
 
 struct llmem_pool {
 	struct llmem_pool_create_info info;
+	struct llmem_block_map *map; /* the shared and kept pages, not the dedicated ones */
 	struct page *pages;
 	uint32_t page_limit, page_cap;
 	uint32_t empty_pages; /* shared pages kept while empty */
 	uint32_t kept_pages;
-	uint32_t hint;
 };
 
 LLMEM_PUBLIC int llmem_pool_create(const struct llmem_pool_create_info *info,
@@ -45,6 +49,10 @@ LLMEM_PUBLIC int llmem_pool_create(const struct llmem_pool_create_info *info,
 	pool = calloc(1, sizeof(*pool));
 	if (!pool)
 		return llmem_error(-ENOMEM, "pool: out of host memory");
+	if (llmem_block_map_create(g, &pool->map)) {
+		free(pool);
+		return llmem_error(-ENOMEM, "pool: out of host memory");
+	}
 	pool->info = *info;
 	pool->info.granularity = g;
 	if (!pool->info.page_size)
@@ -78,6 +86,7 @@ LLMEM_PUBLIC void llmem_pool_destroy(struct llmem_pool *pool)
 	for (uint32_t i = pool->page_limit; i-- > 0;)
 		if (pool->pages[i].block)
 			release_page(pool, i);
+	llmem_block_map_destroy(pool->map);
 	free(pool->pages);
 	free(pool);
 }
@@ -108,6 +117,13 @@ static int new_page(struct llmem_pool *pool, uint64_t size, bool dedicated, uint
 	ret = llmem_block_create(size, pool->info.granularity, &block);
 	if (ret)
 		return ret;
+	if (!dedicated) {
+		ret = llmem_block_attach(block, pool->map, i);
+		if (ret) {
+			llmem_block_destroy(block);
+			return ret;
+		}
+	}
 	if (pool->info.page_create) {
 		ret = pool->info.page_create(pool->info.user, i, size);
 		if (ret) {
@@ -138,27 +154,33 @@ LLMEM_PUBLIC int llmem_pool_add_page(struct llmem_pool *pool, uint64_t size, uin
 	return 0;
 }
 
+/* Reports an object just placed in page @index. */
+static void placed(struct llmem_pool *pool, uint32_t index, const struct llmem_block_range *range,
+		   uint64_t h, struct llmem_pool_alloc_info *info, uint64_t *handle)
+{
+	const struct page *p = &pool->pages[index];
+
+	if (!p->dedicated && !p->kept && llmem_block_objects(p->block) == 1)
+		pool->empty_pages--;
+	info->page = index;
+	info->offset = range->offset;
+	info->left_padding = range->left_padding;
+	info->size = range->size;
+	*handle = (uint64_t)(index + 1) << 32 | h;
+}
+
 static int alloc_in(struct llmem_pool *pool, uint32_t index, uint64_t size, uint64_t alignment,
 		    enum llmem_block_kind kind, struct llmem_pool_alloc_info *info,
 		    uint64_t *handle)
 {
-	struct llmem_block *block = pool->pages[index].block;
 	struct llmem_block_range range;
-	bool was_empty = llmem_block_is_empty(block);
 	uint64_t h;
 	int ret;
 
-	ret = llmem_block_alloc(block, size, alignment, kind, &range, &h);
+	ret = llmem_block_alloc(pool->pages[index].block, size, alignment, kind, &range, &h);
 	if (ret)
 		return ret;
-	if (was_empty && !pool->pages[index].dedicated && !pool->pages[index].kept)
-		pool->empty_pages--;
-	info->page = index;
-	info->offset = range.offset;
-	info->left_padding = range.left_padding;
-	info->size = range.size;
-	*handle = (uint64_t)(index + 1) << 32 | h;
-	pool->hint = index;
+	placed(pool, index, &range, h, info, handle);
 	return 0;
 }
 
@@ -179,20 +201,29 @@ LLMEM_PUBLIC int llmem_pool_alloc(struct llmem_pool *pool, uint64_t size, uint64
 				   (unsigned long long)alignment);
 	if (kind != LLMEM_BLOCK_LINEAR && kind != LLMEM_BLOCK_OPTIMAL)
 		return llmem_error(-EINVAL, "pool_alloc: bad kind %d", (int)kind);
+	if (alignment == 0)
+		alignment = 1;
 
 	dedicated = size > pool->info.page_size;
 	/* Kept pages may be of any size, so they are searched even for an
 	 * object that would otherwise get a dedicated page. */
 	if (!dedicated || pool->kept_pages) {
-		if (pool->hint < pool->page_limit && pool->pages[pool->hint].block &&
-		    !pool->pages[pool->hint].dedicated &&
-		    !alloc_in(pool, pool->hint, size, alignment, kind, info, handle))
+		struct llmem_block_range range;
+		uint64_t h;
+
+		if (!llmem_block_map_alloc(pool->map, size, alignment, kind, &index, &range, &h)) {
+			placed(pool, index, &range, h, info, handle);
 			return 0;
+		}
+		/*
+		 * No page has a class whose every range fits: rarely more than
+		 * once per page made.  A range of a lower class may still fit,
+		 * which each block tries a few of.
+		 */
 		for (uint32_t i = 0; i < pool->page_limit; i++) {
 			struct page *p = &pool->pages[i];
 
-			if (!p->block || p->dedicated || i == pool->hint ||
-			    llmem_block_free_hint(p->block) < size)
+			if (!p->block || p->dedicated || llmem_block_free_hint(p->block) < size)
 				continue;
 			if (!alloc_in(pool, i, size, alignment, kind, info, handle))
 				return 0;
@@ -233,7 +264,7 @@ LLMEM_PUBLIC int llmem_pool_free(struct llmem_pool *pool, uint64_t handle)
 	if (!p || llmem_block_free(p->block, handle & UINT32_MAX))
 		return llmem_error(-EINVAL, "pool_free: no object %#llx",
 				   (unsigned long long)handle);
-	if (!llmem_block_is_empty(p->block) || p->kept)
+	if (llmem_block_objects(p->block) || p->kept)
 		return 0;
 	index = (uint32_t)(p - pool->pages);
 	if (!p->dedicated) {

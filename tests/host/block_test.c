@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * One page: placement, alignment, bufferImageGranularity, coalescing,
- * statistics and every bad argument.
+ * statistics and every bad argument; a map over several pages: best fit
+ * across them, the lowest index among equals, attach and detach.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -50,7 +51,7 @@ TEST_F(block, alloc_bad_arguments)
 	ASSERT_EQ(llmem_block_alloc(self->b, 16, 1, LLMEM_BLOCK_LINEAR, NULL, &h), -EINVAL);
 	ASSERT_EQ(llmem_block_alloc(self->b, 16, 1, LLMEM_BLOCK_LINEAR, &r, NULL), -EINVAL);
 	ASSERT_EQ(llmem_block_alloc(NULL, 16, 1, LLMEM_BLOCK_LINEAR, &r, &h), -EINVAL);
-	ASSERT_TRUE(llmem_block_is_empty(self->b));
+	ASSERT_EQ(llmem_block_objects(self->b), 0);
 }
 
 /* Handles that name no live object are refused, double frees included. */
@@ -184,7 +185,7 @@ TEST_F(block, coalescing)
 	ASSERT_EQ(s.largest_free, 1 << 20);
 	ASSERT_EQ(s.free_bytes, 1 << 20);
 	ASSERT_EQ(s.allocations, 0);
-	ASSERT_TRUE(llmem_block_is_empty(self->b));
+	ASSERT_EQ(llmem_block_objects(self->b), 0);
 }
 
 /* Statistics add up and the JSON dump names every range in address order. */
@@ -236,6 +237,125 @@ TEST_F(block, reuse)
 	llmem_block_stats(self->b, &s);
 	ASSERT_EQ(s.free_ranges, 1);
 	ASSERT_EQ(s.allocations, 0);
+}
+
+/* A 1 MiB block whose one free range is @hole bytes at offset 0. */
+static struct llmem_block *holed(uint64_t hole)
+{
+	struct llmem_block_range r;
+	struct llmem_block *b;
+	uint64_t h, rest;
+
+	if (llmem_block_create(1 << 20, 1, &b))
+		return NULL;
+	if (hole == 1 << 20)
+		return b;
+	if (llmem_block_alloc(b, hole, 1, LLMEM_BLOCK_LINEAR, &r, &h) ||
+	    llmem_block_alloc(b, (1 << 20) - hole, 1, LLMEM_BLOCK_LINEAR, &r, &rest) ||
+	    llmem_block_free(b, h)) {
+		llmem_block_destroy(b);
+		return NULL;
+	}
+	return b;
+}
+
+/* The map picks the block with the tightest class that fits, whatever its index. */
+TEST(map_best_fit)
+{
+	struct llmem_block *b[3] = { holed(64 << 10), holed(16 << 10), holed(1 << 20) };
+	struct llmem_block_range r;
+	struct llmem_block_map *m;
+	uint32_t index;
+	uint64_t h;
+
+	ASSERT_EQ(llmem_block_map_create(1, &m), 0);
+	for (uint32_t i = 0; i < 3; i++) {
+		ASSERT_NE(b[i], NULL);
+		ASSERT_EQ(llmem_block_attach(b[i], m, i), 0);
+	}
+	ASSERT_EQ(llmem_block_map_alloc(m, 10 << 10, 1, LLMEM_BLOCK_LINEAR, &index, &r, &h), 0);
+	ASSERT_EQ(index, 1);
+	ASSERT_EQ(r.offset, 0);
+	ASSERT_EQ(llmem_block_map_alloc(m, 20 << 10, 1, LLMEM_BLOCK_LINEAR, &index, &r, &h), 0);
+	ASSERT_EQ(index, 0);
+	ASSERT_EQ(llmem_block_map_alloc(m, 100 << 10, 4096, LLMEM_BLOCK_OPTIMAL, &index, &r, &h),
+		  0);
+	ASSERT_EQ(index, 2);
+	/* Block 1 has 6 KiB left, block 0 44 KiB: the smaller range serves. */
+	ASSERT_EQ(llmem_block_map_alloc(m, 5 << 10, 1, LLMEM_BLOCK_LINEAR, &index, &r, &h), 0);
+	ASSERT_EQ(index, 1);
+	ASSERT_EQ(r.offset, 10 << 10);
+	ASSERT_EQ(llmem_block_map_alloc(m, 1 << 20, 1, LLMEM_BLOCK_LINEAR, &index, &r, &h),
+		  -ENOMEM);
+	for (uint32_t i = 0; i < 3; i++)
+		llmem_block_destroy(b[i]);
+	/* Destroyed blocks left the map. */
+	ASSERT_EQ(llmem_block_map_alloc(m, 1, 1, LLMEM_BLOCK_LINEAR, &index, &r, &h), -ENOMEM);
+	llmem_block_map_destroy(m);
+}
+
+/* Among blocks of the same class the lowest index serves, past 64 indices too. */
+TEST(map_lowest_index)
+{
+	static const uint32_t indices[] = { 130, 70, 3 };
+	struct llmem_block *b[3];
+	struct llmem_block_range r;
+	struct llmem_block_map *m;
+	uint32_t index;
+	uint64_t h;
+
+	ASSERT_EQ(llmem_block_map_create(1, &m), 0);
+	for (int i = 0; i < 3; i++) {
+		b[i] = holed(32 << 10);
+		ASSERT_NE(b[i], NULL);
+		ASSERT_EQ(llmem_block_attach(b[i], m, indices[i]), 0);
+	}
+	for (int i = 2; i >= 0; i--) {
+		ASSERT_EQ(llmem_block_map_alloc(m, 32 << 10, 1, LLMEM_BLOCK_LINEAR, &index, &r, &h),
+			  0);
+		ASSERT_EQ(index, indices[i]);
+	}
+	ASSERT_EQ(llmem_block_map_alloc(m, 1, 1, LLMEM_BLOCK_LINEAR, &index, &r, &h), -ENOMEM);
+	/* A freed range marks its block again; a detached block is not chosen. */
+	ASSERT_EQ(llmem_block_free(b[0], h), 0);
+	llmem_block_detach(b[0]);
+	ASSERT_EQ(llmem_block_map_alloc(m, 1, 1, LLMEM_BLOCK_LINEAR, &index, &r, &h), -ENOMEM);
+	ASSERT_EQ(llmem_block_attach(b[0], m, 200), 0);
+	ASSERT_EQ(llmem_block_map_alloc(m, 1, 1, LLMEM_BLOCK_LINEAR, &index, &r, &h), 0);
+	ASSERT_EQ(index, 200);
+	/* The map may go first: its blocks only leave it. */
+	llmem_block_map_destroy(m);
+	for (int i = 0; i < 3; i++)
+		llmem_block_destroy(b[i]);
+}
+
+/* A block enters one map once, at a free index, with the map's granularity. */
+TEST(map_attach_bad_arguments)
+{
+	struct llmem_block *b, *c, *d;
+	struct llmem_block_map *m;
+
+	ASSERT_EQ(llmem_block_map_create(3, &m), -EINVAL);
+	ASSERT_EQ(llmem_block_map_create(1, NULL), -EINVAL);
+	ASSERT_EQ(llmem_block_map_create(1024, &m), 0);
+	ASSERT_EQ(llmem_block_create(4096, 1024, &b), 0);
+	ASSERT_EQ(llmem_block_create(4096, 1024, &c), 0);
+	ASSERT_EQ(llmem_block_create(4096, 256, &d), 0);
+	ASSERT_EQ(llmem_block_attach(b, m, 5), 0);
+	ASSERT_EQ(llmem_block_attach(b, m, 6), -EINVAL);
+	ASSERT_EQ(llmem_block_attach(c, m, 5), -EINVAL);
+	ASSERT_EQ(llmem_block_attach(d, m, 6), -EINVAL);
+	ASSERT_EQ(llmem_block_attach(NULL, m, 6), -EINVAL);
+	ASSERT_EQ(llmem_block_attach(c, NULL, 6), -EINVAL);
+	ASSERT_EQ(llmem_block_attach(c, m, UINT32_MAX), -EINVAL);
+	llmem_block_detach(NULL);
+	llmem_block_detach(d);
+	llmem_block_destroy(b);
+	ASSERT_EQ(llmem_block_attach(c, m, 5), 0);
+	llmem_block_destroy(c);
+	llmem_block_destroy(d);
+	llmem_block_map_destroy(m);
+	llmem_block_map_destroy(NULL);
 }
 
 TEST_HARNESS_MAIN

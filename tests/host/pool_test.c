@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * Many pages: lazy creation, dedicated pages, the spare-page policy, index
- * reuse, errors from the page callbacks, statistics and bad arguments.
+ * Many pages: lazy creation, the page an object goes to, dedicated and kept
+ * pages, the spare-page policy, index reuse, errors from the page callbacks,
+ * statistics and bad arguments.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -272,6 +273,85 @@ TEST_F(pool, stats_and_json)
 		  NULL);
 	ASSERT_NE(strstr(buf, "\"kind\": \"optimal\""), NULL);
 	free(buf);
+}
+
+/*
+ * An object goes to the page whose free range fits it most tightly, not to
+ * the page of the previous allocation, and to the lowest index among pages
+ * that fit it equally.
+ */
+TEST(best_fitting_page)
+{
+	struct backing bk = { 0 };
+	struct llmem_pool_create_info ci = {
+		.page_size = 1 << 20,
+		.granularity = 1,
+		.page_create = page_create,
+		.page_destroy = page_destroy,
+		.user = &bk,
+	};
+	struct llmem_pool_alloc_info info;
+	struct llmem_pool *pool;
+	uint64_t a, b, c, d, h;
+
+	ASSERT_EQ(llmem_pool_create(&ci, &pool), 0);
+	/* Page 0: a 40 KiB hole at 0; page 1, the last one used: a 100 KiB hole at 0. */
+	ASSERT_EQ(llmem_pool_alloc(pool, 40 << 10, 1, LLMEM_BLOCK_LINEAR, &info, &a), 0);
+	ASSERT_EQ(llmem_pool_alloc(pool, (1 << 20) - (40 << 10), 1, LLMEM_BLOCK_LINEAR, &info, &b),
+		  0);
+	ASSERT_EQ(info.page, 0);
+	ASSERT_EQ(llmem_pool_alloc(pool, 100 << 10, 1, LLMEM_BLOCK_LINEAR, &info, &c), 0);
+	ASSERT_EQ(info.page, 1);
+	ASSERT_EQ(llmem_pool_alloc(pool, (1 << 20) - (100 << 10), 1, LLMEM_BLOCK_LINEAR, &info, &d),
+		  0);
+	ASSERT_EQ(info.page, 1);
+	ASSERT_EQ(llmem_pool_free(pool, a), 0);
+	ASSERT_EQ(llmem_pool_free(pool, c), 0);
+
+	ASSERT_EQ(llmem_pool_alloc(pool, 30 << 10, 1, LLMEM_BLOCK_LINEAR, &info, &h), 0);
+	ASSERT_EQ(info.page, 0);
+	ASSERT_EQ(info.offset, 0);
+	/* 10 KiB left in page 0: too little for 20 KiB, which page 1 takes. */
+	ASSERT_EQ(llmem_pool_alloc(pool, 20 << 10, 1, LLMEM_BLOCK_LINEAR, &info, &h), 0);
+	ASSERT_EQ(info.page, 1);
+	/* Page 1 has 80 KiB left: 8 KiB goes to the tighter 10 KiB of page 0. */
+	ASSERT_EQ(llmem_pool_alloc(pool, 8 << 10, 1, LLMEM_BLOCK_LINEAR, &info, &h), 0);
+	ASSERT_EQ(info.page, 0);
+	ASSERT_EQ(info.offset, 30 << 10);
+	ASSERT_EQ(bk.creates, 2);
+
+	/* 2 KiB left in each page: the lower index serves first. */
+	ASSERT_EQ(llmem_pool_alloc(pool, 78 << 10, 1, LLMEM_BLOCK_LINEAR, &info, &h), 0);
+	ASSERT_EQ(info.page, 1);
+	ASSERT_EQ(llmem_pool_alloc(pool, 2 << 10, 1, LLMEM_BLOCK_LINEAR, &info, &h), 0);
+	ASSERT_EQ(info.page, 0);
+	ASSERT_EQ(info.offset, 38 << 10);
+	ASSERT_EQ(llmem_pool_alloc(pool, 2 << 10, 1, LLMEM_BLOCK_LINEAR, &info, &h), 0);
+	ASSERT_EQ(info.page, 1);
+	ASSERT_EQ(info.offset, 98 << 10);
+	ASSERT_EQ(bk.creates, 2);
+	llmem_pool_destroy(pool);
+	ASSERT_EQ(bk.creates, bk.destroys);
+}
+
+/* A kept page larger than the others takes an object too large for them. */
+TEST_F(pool, kept_page_of_any_size)
+{
+	struct llmem_pool_alloc_info info;
+	uint32_t index;
+	uint64_t h;
+
+	ASSERT_EQ(llmem_pool_add_page(self->pool, 64 << 10, &index), 0);
+	ASSERT_EQ(index, 0);
+	ASSERT_EQ(llmem_pool_alloc(self->pool, 10000, 4096, LLMEM_BLOCK_OPTIMAL, &info, &h), 0);
+	ASSERT_EQ(info.page, 0);
+	ASSERT_EQ(llmem_pool_page_dedicated(self->pool, 0), 0);
+	ASSERT_EQ(llmem_pool_alloc(self->pool, 100, 1, LLMEM_BLOCK_LINEAR, &info, &h), 0);
+	ASSERT_EQ(info.page, 0);
+	ASSERT_EQ(llmem_pool_alloc(self->pool, 60 << 10, 1, LLMEM_BLOCK_LINEAR, &info, &h), 0);
+	ASSERT_EQ(info.page, 1);
+	ASSERT_EQ(llmem_pool_page_dedicated(self->pool, 1), 1);
+	ASSERT_EQ(self->bk.creates, 2);
 }
 
 TEST_HARNESS_MAIN
