@@ -16,6 +16,12 @@
  * A map gathers the class bitmaps of several blocks (a pool's pages), so
  * that the best class over all of them is found with the same two
  * find-first-set operations as in one block.
+ *
+ * The block and the map are one file, longer than the others, because they
+ * share their hottest code: every insert into and removal from a class list
+ * updates the map's bits, and the map's allocation is the block's class
+ * search and placement.  Apart, those forced-inline helpers would become a
+ * header of the block's internals for two files.
  */
 #include <assert.h>
 #include <errno.h>
