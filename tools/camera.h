@@ -31,6 +31,10 @@ struct camera_result {
 	double cpu_us_median, cpu_us_min, cpu_us_max;
 	double convert_us_median;
 	uint64_t bytes_copied_per_frame;
+	/* Frames the driver skipped during the run (gaps in its frame
+	 * counter), and frames it flagged corrupt. */
+	uint64_t frames_dropped;
+	uint32_t frames_corrupted;
 	/* What llmem.ko saw of a queued frame's page while streaming; -1
 	 * where it could not tell. */
 	int64_t importer_vmaps;
