@@ -44,8 +44,12 @@ struct camera_result {
 	bool emulated;
 };
 
-/* --format's and --backend's choices (cmd_camera.c). */
+/* --format's and --backend's choices (cmd_camera.c): the formats of a
+ * frame in one buffer, which every command that takes a camera's frames
+ * handles; those and NV12M, a buffer per plane, for llmem camera and
+ * llmem bench camera. */
 extern const struct cli_choice camera_formats[];
+extern const struct cli_choice camera_capture_formats[];
 extern const struct cli_choice camera_backends[];
 
 /* Return: 0, or a negative errno after printing why on stderr. */

@@ -20,6 +20,12 @@
 const struct cli_choice camera_formats[] = {
 	{ "YUYV", V4L2_PIX_FMT_YUYV },
 	{ "NV12", V4L2_PIX_FMT_NV12 },
+	{ 0 },
+};
+
+const struct cli_choice camera_capture_formats[] = {
+	{ "YUYV", V4L2_PIX_FMT_YUYV },
+	{ "NV12", V4L2_PIX_FMT_NV12 },
 	/* A buffer per plane: multi-planar nodes only. */
 	{ "NV12M", V4L2_PIX_FMT_NV12M },
 	{ 0 },
@@ -65,7 +71,7 @@ static const struct cli_option options[] = {
 	  .type = CLI_CHOICE,
 	  .value = &args.format,
 	  .meta = "FOURCC",
-	  .choices = camera_formats,
+	  .choices = camera_capture_formats,
 	  .help = "the pixel format (default YUYV; NV12M on multi-planar nodes)" },
 	{ .name = "size",
 	  .short_name = 's',
