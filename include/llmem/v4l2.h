@@ -235,8 +235,8 @@ int llmem_v4l2_queue_dmabuf(struct llmem_v4l2 *dev, uint32_t index, int fd, uint
  *
  * Return: 0; -EINVAL for NULL @planes, a plane count other than the
  * format's, an index outside the buffers granted, a DMA-BUF or length
- * below its plane's size, or the wrong memory type; -EBADF for an fd that
- * is not a DMA-BUF; -EFAULT when the driver cannot use the buffer: a
+ * below its plane's size, an fd that is not a DMA-BUF (as VIDIOC_QBUF
+ * answers it), or the wrong memory type; -EFAULT when the driver cannot use the buffer: a
  * driver on videobuf2-dma-contig (no IOMMU) given pages that are not
  * physically contiguous, in which case llmem_last_error() says so and the
  * caller can retry with a memory created with LLMEM_MEMORY_CONTIGUOUS

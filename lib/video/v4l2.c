@@ -148,6 +148,30 @@ static int to_v4l2_memory(enum llmem_v4l2_memory memory)
 	return -1;
 }
 
+/*
+ * The memory planes of the format the node has, for a caller that never
+ * set one (llmem_v4l2_set_format()): what DMA-BUFs it needs to be queued.
+ * A format of more planes than this library queues is left unknown, and
+ * queueing then fails with the count.
+ */
+static void learn_mem_planes(struct llmem_v4l2 *dev)
+{
+	struct v4l2_format fmt = { .type = dev->type };
+
+	if (LLMEM_V4L2_CALL(dev, VIDIOC_G_FMT, &fmt))
+		return;
+	if (!llmem_v4l2_is_mplane(dev)) {
+		dev->format.mem_planes = 1;
+		dev->format.mem_plane_size[0] = fmt.fmt.pix.sizeimage;
+		return;
+	}
+	if (fmt.fmt.pix_mp.num_planes > LLMEM_V4L2_MAX_MEM_PLANES)
+		return;
+	dev->format.mem_planes = fmt.fmt.pix_mp.num_planes;
+	for (uint32_t p = 0; p < fmt.fmt.pix_mp.num_planes; p++)
+		dev->format.mem_plane_size[p] = fmt.fmt.pix_mp.plane_fmt[p].sizeimage;
+}
+
 LLMEM_PUBLIC int llmem_v4l2_request_buffers(struct llmem_v4l2 *dev, enum llmem_v4l2_memory memory,
 					    uint32_t count)
 {
@@ -168,6 +192,8 @@ LLMEM_PUBLIC int llmem_v4l2_request_buffers(struct llmem_v4l2 *dev, enum llmem_v
 		return ret;
 	dev->memory = memory;
 	dev->count = req.count;
+	if (req.count && !dev->format.mem_planes)
+		learn_mem_planes(dev);
 	return (int)req.count;
 }
 
@@ -229,9 +255,10 @@ static int plane_length(struct llmem_v4l2 *dev, uint32_t p, const struct llmem_v
 	uint32_t need = dev->format.mem_plane_size[p];
 	off_t size = lseek(plane->fd, 0, SEEK_END);
 
+	/* EINVAL, as VIDIOC_QBUF itself answers an fd that is no DMA-BUF. */
 	if (size < 0)
 		return llmem_error(
-			errno == ESPIPE || errno == EBADF ? -EBADF : -errno,
+			-EINVAL,
 			"llmem_v4l2_queue_dmabuf: %s plane %u: fd %d is not a DMA-BUF (%s)",
 			dev->path, p, plane->fd, strerror(errno));
 	*length = plane->length;

@@ -198,7 +198,8 @@ TEST_F_TIMEOUT(mplane_v4l2, planes_checked_before_qbuf, 120)
 	EXPECT_FAILS(llmem_v4l2_queue_dmabuf_planes(
 			     self->dev, 0,
 			     (struct llmem_v4l2_plane[]){ { .fd = yfd }, { .fd = pipefd[0] } }, 2),
-		     -EBADF);
+		     -EINVAL);
+	EXPECT_NE(strstr(llmem_last_error(), "is not a DMA-BUF"), NULL);
 	EXPECT_FAILS(llmem_v4l2_queue_dmabuf_planes(self->dev, 0, NULL, 2), -EINVAL);
 	EXPECT_FAILS(
 		llmem_v4l2_queue_dmabuf_planes(
