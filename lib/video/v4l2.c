@@ -253,17 +253,20 @@ static int plane_length(struct llmem_v4l2 *dev, uint32_t p, const struct llmem_v
 			uint32_t *length)
 {
 	uint32_t need = dev->format.mem_plane_size[p];
-	off_t size = lseek(plane->fd, 0, SEEK_END);
+	off_t size;
 
-	/* EINVAL, as VIDIOC_QBUF itself answers an fd that is no DMA-BUF. */
-	if (size < 0)
-		return llmem_error(
-			-EINVAL,
-			"llmem_v4l2_queue_dmabuf: %s plane %u: fd %d is not a DMA-BUF (%s)",
-			dev->path, p, plane->fd, strerror(errno));
 	*length = plane->length;
-	if (!*length || *length > size)
-		*length = size > UINT32_MAX ? UINT32_MAX : (uint32_t)size;
+	if (!*length || *length >= need) {
+		size = lseek(plane->fd, 0, SEEK_END);
+		/* EINVAL, as VIDIOC_QBUF itself answers an fd that is no DMA-BUF. */
+		if (size < 0)
+			return llmem_error(
+				-EINVAL,
+				"llmem_v4l2_queue_dmabuf: %s plane %u: fd %d is not a DMA-BUF (%s)",
+				dev->path, p, plane->fd, strerror(errno));
+		if (!*length || *length > size)
+			*length = size > UINT32_MAX ? UINT32_MAX : (uint32_t)size;
+	}
 	if (*length < need)
 		return llmem_error(-EINVAL,
 				   "llmem_v4l2_queue_dmabuf: %s plane %u: DMA-BUF %d offers %u "
