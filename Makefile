@@ -57,7 +57,7 @@ fuzz: all
 	tests/fuzz/run --build $(BUILD) --seconds $(FUZZ_SECONDS)
 	@for k in $(KERNELS); do \
 		scripts/build-module $$k >/dev/null && \
-		tests/vm/run --kernel $$k --module 'vivid:n_devs=3 allocators=0,0,1' \
+		tests/vm/run --kernel $$k --module 'vivid:n_devs=5 allocators=0,0,1,0,0 multiplanar=1,1,1,2,1' \
 			--module $(BUILD)/module/$$(tests/vm/kernel-version $$k)/llmem.ko \
 			--timeout 7200 -- sh -c 'LLMEM_FUZZ_CALLS=$(FUZZ_CALLS) \
 			LLMEM_FUZZ_SEED=$(FUZZ_SEED) $(BUILD)/tests/module_uapi_fuzz_test && \

@@ -6,7 +6,7 @@
 layout(push_constant) uniform Params {
 	uint width;
 	uint height;
-	uint src_offset[2];	// plane 0 (Y or YUYV), plane 1 (CbCr)
+	uint src_offset[2];	// plane 0 (Y or YUYV), plane 1 (CbCr, in its own binding)
 	uint src_pitch[2];
 	uint dst_offset;
 	uint dst_pitch;		// bytes per RGBA row, a multiple of 4

@@ -118,6 +118,8 @@ static int capture(struct llmem_camera *cam, const struct camera_options *o,
 		cpu_us[n] = thread_cpu_us() - cpu0;
 		convert_us[n] = f.convert_ns / 1e3;
 		r->bytes_copied_per_frame = f.bytes_copied;
+		r->frames_dropped += f.dropped;
+		r->frames_corrupted += f.corrupted;
 		if (n == 0)
 			query_tracker(cam, (f.index + 1) % r->info.buffers, r);
 		if (o->out_dir && (ret = write_frame(o, r, &f, n)))
@@ -233,22 +235,24 @@ void camera_print_summary(FILE *f, const struct camera_options *o, const struct 
 	fprintf(f,
 		"{\n  \"device\": \"%s\",\n  \"driver\": \"%s\",\n  \"format\": \"%.4s\",\n"
 		"  \"width\": %u,\n  \"height\": %u,\n  \"bytesperline\": %u,\n"
-		"  \"sizeimage\": %u,\n  \"path\": \"%s\",\n  \"backend\": \"%s\",\n"
-		"  \"contiguous\": %s,\n  \"buffers\": %u,\n  \"frames_per_page\": %u,\n"
-		"  \"frames\": %u,\n  \"seconds\": %.3f,\n  \"fps\": %.2f,\n"
+		"  \"sizeimage\": %u,\n  \"mem_planes\": %u,\n  \"path\": \"%s\",\n"
+		"  \"backend\": \"%s\",\n  \"contiguous\": %s,\n  \"buffers\": %u,\n"
+		"  \"frames_per_page\": %u,\n  \"frames\": %u,\n  \"frames_dropped\": %llu,\n"
+		"  \"frames_corrupted\": %u,\n  \"seconds\": %.3f,\n  \"fps\": %.2f,\n"
 		"  \"cpu_us_per_frame\": {\"median\": %.1f, \"min\": %.1f, \"max\": %.1f},\n"
 		"  \"convert_us_per_frame\": %.1f,\n  \"bytes_copied_per_frame\": %llu,\n"
 		"  \"importer_vmaps\": %lld,\n  \"importer_attachments\": %lld,\n"
 		"  \"validation_messages\": %lld,\n  \"emulated_cpu\": %s\n}\n",
 		i->device, i->driver, (const char *)&i->format.fourcc, i->format.width,
-		i->format.height, i->format.bytesperline, i->format.sizeimage,
+		i->format.height, i->format.bytesperline, i->format.sizeimage, i->format.mem_planes,
 		copy ? "copy" : "zero-copy", copy ? "copy" : llmem_backend_name(i->backend),
 		i->flags & LLMEM_CAMERA_CONTIGUOUS ? "true" : "false", i->buffers,
-		i->frames_per_page, r->frames, r->seconds,
-		r->seconds > 0 ? r->frames / r->seconds : 0.0, r->cpu_us_median, r->cpu_us_min,
-		r->cpu_us_max, r->convert_us_median, (unsigned long long)r->bytes_copied_per_frame,
-		(long long)r->importer_vmaps, (long long)r->importer_attachments,
-		(long long)r->validation_messages, r->emulated ? "true" : "false");
+		i->frames_per_page, r->frames, (unsigned long long)r->frames_dropped,
+		r->frames_corrupted, r->seconds, r->seconds > 0 ? r->frames / r->seconds : 0.0,
+		r->cpu_us_median, r->cpu_us_min, r->cpu_us_max, r->convert_us_median,
+		(unsigned long long)r->bytes_copied_per_frame, (long long)r->importer_vmaps,
+		(long long)r->importer_attachments, (long long)r->validation_messages,
+		r->emulated ? "true" : "false");
 }
 
 int camera_write_summary(const char *path, const struct camera_options *o,
@@ -275,7 +279,7 @@ int camera_write_report(const struct camera_options *o, const struct camera_resu
 {
 	const struct llmem_camera_info *i = &r->info;
 	bool copy = o->create.flags & LLMEM_CAMERA_COPY;
-	struct report_row rows[10];
+	struct report_row rows[11];
 	char path[4096], title[160];
 	uint32_t n = 0;
 	int ret;
@@ -289,6 +293,9 @@ int camera_write_report(const struct camera_options *o, const struct camera_resu
 	rows[n].name = "frames";
 	snprintf(rows[n++].value, sizeof(rows[0].value), "%u of %ux%u %.4s in %.2f s", r->frames,
 		 i->format.width, i->format.height, (const char *)&i->format.fourcc, r->seconds);
+	rows[n].name = "frames the driver skipped";
+	snprintf(rows[n++].value, sizeof(rows[0].value), "%llu dropped, %u flagged corrupt",
+		 (unsigned long long)r->frames_dropped, r->frames_corrupted);
 	rows[n].name = "path";
 	snprintf(rows[n++].value, sizeof(rows[0].value), "%s",
 		 copy ? "copy: the driver's buffers, copied by the CPU"

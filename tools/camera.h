@@ -31,6 +31,10 @@ struct camera_result {
 	double cpu_us_median, cpu_us_min, cpu_us_max;
 	double convert_us_median;
 	uint64_t bytes_copied_per_frame;
+	/* Frames the driver skipped during the run (gaps in its frame
+	 * counter), and frames it flagged corrupt. */
+	uint64_t frames_dropped;
+	uint32_t frames_corrupted;
 	/* What llmem.ko saw of a queued frame's page while streaming; -1
 	 * where it could not tell. */
 	int64_t importer_vmaps;
@@ -40,8 +44,12 @@ struct camera_result {
 	bool emulated;
 };
 
-/* --format's and --backend's choices (cmd_camera.c). */
+/* --format's and --backend's choices (cmd_camera.c): the formats of a
+ * frame in one buffer, which every command that takes a camera's frames
+ * handles; those and NV12M, a buffer per plane, for llmem camera and
+ * llmem bench camera. */
 extern const struct cli_choice camera_formats[];
+extern const struct cli_choice camera_capture_formats[];
 extern const struct cli_choice camera_backends[];
 
 /* Return: 0, or a negative errno after printing why on stderr. */

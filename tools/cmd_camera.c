@@ -23,6 +23,14 @@ const struct cli_choice camera_formats[] = {
 	{ 0 },
 };
 
+const struct cli_choice camera_capture_formats[] = {
+	{ "YUYV", V4L2_PIX_FMT_YUYV },
+	{ "NV12", V4L2_PIX_FMT_NV12 },
+	/* A buffer per plane: multi-planar nodes only. */
+	{ "NV12M", V4L2_PIX_FMT_NV12M },
+	{ 0 },
+};
+
 const struct cli_choice camera_backends[] = {
 	{ "vulkan-dmabuf", LLMEM_BACKEND_VULKAN_DMABUF },
 	{ "llmem-dmabuf", LLMEM_BACKEND_LLMEM_DMABUF },
@@ -63,8 +71,8 @@ static const struct cli_option options[] = {
 	  .type = CLI_CHOICE,
 	  .value = &args.format,
 	  .meta = "FOURCC",
-	  .choices = camera_formats,
-	  .help = "the pixel format (default YUYV)" },
+	  .choices = camera_capture_formats,
+	  .help = "the pixel format (default YUYV; NV12M on multi-planar nodes)" },
 	{ .name = "size",
 	  .short_name = 's',
 	  .type = CLI_WXH,
@@ -207,6 +215,9 @@ static void print_human(const struct camera_options *o, const struct camera_resu
 	       "frame\n",
 	       r->cpu_us_median, r->convert_us_median,
 	       (unsigned long long)r->bytes_copied_per_frame);
+	if (r->frames_dropped || r->frames_corrupted)
+		printf("  the driver skipped %llu frames and flagged %u corrupt\n",
+		       (unsigned long long)r->frames_dropped, r->frames_corrupted);
 	if (o->out_dir)
 		printf("  frames, contact.png, timing.svg, summary.json and index.html in %s\n",
 		       o->out_dir);

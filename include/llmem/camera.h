@@ -23,8 +23,19 @@
  * frames are then made again in physically contiguous pages from llmem.ko
  * (LLMEM_MEMORY_CONTIGUOUS), and the info says so.
  *
+ * On a multi-planar node (V4L2_CAP_VIDEO_CAPTURE_MPLANE) with NV12M, each
+ * frame is two buffers, the Y plane and the CbCr plane, each queued as a
+ * DMA-BUF of its own (llmem_camera_plane_buffer(), llmem_camera_export_plane())
+ * and read by the conversion where the camera wrote it.
+ *
  * Errors name the call and the device in llmem_last_error(), e.g.
- * "VIDIOC_DQBUF on /dev/video0: No such device".
+ * "VIDIOC_DQBUF on /dev/video0: No such device (the device was
+ * disconnected: only closing it is left)".  A driver that skips frames
+ * (drops buffers, or finds none queued) leaves gaps in its frame counter,
+ * which each frame reports as @dropped; the stream goes on.  After a fatal
+ * streaming error (-EIO from llmem_camera_next()) llmem_camera_stop() and
+ * llmem_camera_start() begin again; after a disconnection (-ENODEV) only
+ * llmem_camera_close() is left, and it releases every frame.
  *
  * Thread safety: a camera is used from one thread at a time.
  */
@@ -81,8 +92,8 @@ struct llmem_camera_create_info {
 	 * that captures with streaming I/O and imports DMA-BUFs
 	 * (llmem_v4l2_find_capture()).  Copied. */
 	const char *device;
-	/* V4L2 pixel format, V4L2_PIX_FMT_YUYV or V4L2_PIX_FMT_NV12; leave 0
-	 * for YUYV. */
+	/* V4L2 pixel format, V4L2_PIX_FMT_YUYV, V4L2_PIX_FMT_NV12 or (on a
+	 * multi-planar node) V4L2_PIX_FMT_NV12M; leave 0 for YUYV. */
 	uint32_t fourcc;
 	/* Pixels; leave both 0 for 640x480. */
 	uint32_t width;
@@ -118,8 +129,10 @@ struct llmem_camera_create_info {
  * struct llmem_camera_info - what a camera agreed to and runs on.
  * @device: the capture node's path.
  * @driver: the driver's name, as llmem_v4l2_driver() gives it.
- * @format: the format the driver agreed to.
- * @layout: where a captured frame lies in its buffer.
+ * @format: the format the driver agreed to; @format.mem_planes buffers make
+ *	a frame (2 for NV12M).
+ * @layout: where a captured frame lies in its buffer; for NV12M each
+ *	plane's offset counts from its own buffer (llmem_v4l2_format_layout()).
  * @rgba_layout: where the RGBA frame lies in its buffer, in the fourcc of
  *	create_info.rgba_fourcc (ABGR8888 by default: bytes R, G, B, A).
  * @buffers: frames queued to the device (the buffers the driver granted).
@@ -132,7 +145,8 @@ struct llmem_camera_create_info {
  * @frames_per_page: frames that share one page of memory: on llmem.ko's
  *	pages all of them (as many as a contiguous page holds), each a range of
  *	the page exported as a DMA-BUF of its own; 1 on Vulkan's exported pages
- *	and on the copy path.
+ *	and on the copy path.  With NV12M, the frames' Y planes share pages of
+ *	their own and their CbCr planes others, as many a page.
  * @rgba_buffers: RGBA buffers the conversion writes in turn.
  * @rgba_backend: enum llmem_backend of the RGBA frames' pages;
  *	LLMEM_BACKEND_VULKAN unless LLMEM_CAMERA_SHARED_RGBA.
@@ -156,8 +170,8 @@ struct llmem_camera_info {
 /**
  * struct llmem_camera_frame - a frame handed to the caller.
  * @source: the buffer the camera wrote the frame into (on the copy path,
- *	the device buffer it was copied to), laid out as the info's @layout.
- *	The camera's: valid until the frame is released.
+ *	the device buffer it was copied to), laid out as the info's @layout;
+ *	for NV12M its Y plane.  The camera's: valid until the frame is released.
  * @rgba: the RGBA frame, laid out as the info's @rgba_layout, in memory
  *	the host can read; the frame @rgba_buffers later overwrites it.  NULL
  *	with LLMEM_CAMERA_CONVERT_LATER until llmem_camera_convert().
@@ -172,6 +186,11 @@ struct llmem_camera_info {
  *	path.
  * @convert_ns: wall time of the conversion, its submission and the wait
  *	for the device.
+ * @source_chroma: for NV12M, the buffer of the frame's CbCr plane, as
+ *	@source; NULL for a frame of one buffer.
+ * @dropped: frames the driver skipped between the frame before this one
+ *	(since llmem_camera_start()) and this one, by the gap in its frame
+ *	counter: buffers it dropped, and frame times with no buffer queued.
  */
 struct llmem_camera_frame {
 	struct llmem_buffer *source;
@@ -184,6 +203,9 @@ struct llmem_camera_frame {
 	uint64_t timestamp_ns;
 	uint64_t bytes_copied;
 	uint64_t convert_ns;
+	struct llmem_buffer *source_chroma;
+	uint32_t dropped;
+	uint32_t reserved;
 };
 
 /**
@@ -214,6 +236,7 @@ int llmem_camera_get_info(const struct llmem_camera *camera, struct llmem_camera
 /**
  * llmem_camera_buffer() - the buffer of V4L2 buffer @index, laid out as the
  * info's @layout: to export it (share.h), or to ask llmem.ko who holds it.
+ * For NV12M, the Y plane's: llmem_camera_plane_buffer() with @plane 0.
  *
  * The camera's: valid until it is closed.  On the copy path the camera's
  * buffers are the driver's own, and there is none (-ENOENT).
@@ -222,6 +245,16 @@ int llmem_camera_get_info(const struct llmem_camera *camera, struct llmem_camera
  */
 int llmem_camera_buffer(const struct llmem_camera *camera, uint32_t index,
 			struct llmem_buffer **out);
+
+/**
+ * llmem_camera_plane_buffer() - memory plane @plane of V4L2 buffer @index:
+ * for NV12M 0 is the Y plane's buffer and 1 the CbCr plane's.
+ *
+ * Return: as llmem_camera_buffer(); -EINVAL also for a @plane past the
+ * format's mem_planes.
+ */
+int llmem_camera_plane_buffer(const struct llmem_camera *camera, uint32_t index, uint32_t plane,
+			      struct llmem_buffer **out);
 
 /**
  * llmem_camera_rgba_buffer() - RGBA buffer @index, laid out as the info's
@@ -242,13 +275,27 @@ int llmem_camera_rgba_buffer(const struct llmem_camera *camera, uint32_t index,
  * the driver's own buffer (VIDIOC_EXPBUF); to ask llmem.ko who holds it.
  * @fd: receives a new close-on-exec fd, the caller's to close.
  *
+ * For NV12M, the Y plane's: llmem_camera_export_plane() with @plane 0.
+ *
  * Return: 0; -EINVAL for NULL or an @index past the buffers; fcntl()'s
  * errno.
  */
 int llmem_camera_export(const struct llmem_camera *camera, uint32_t index, int *fd);
 
+/**
+ * llmem_camera_export_plane() - the DMA-BUF memory plane @plane of V4L2
+ * buffer @index is queued as (on the copy path, the driver's own).
+ * @fd: receives a new close-on-exec fd, the caller's to close.
+ *
+ * Return: as llmem_camera_export(); -EINVAL also for a @plane past the
+ * format's mem_planes.
+ */
+int llmem_camera_export_plane(const struct llmem_camera *camera, uint32_t index, uint32_t plane,
+			      int *fd);
+
 /* VIDIOC_STREAMON and VIDIOC_STREAMOFF; stopping dequeues nothing more and
- * requeues every frame, released or not, for the next start. */
+ * requeues every frame, released or not, for the next start.  A failed
+ * start leaves the camera stopped, its frames queued, to start again. */
 int llmem_camera_start(struct llmem_camera *camera);
 int llmem_camera_stop(struct llmem_camera *camera);
 
@@ -259,8 +306,10 @@ int llmem_camera_stop(struct llmem_camera *camera);
  * One frame at a time: the frame handed out before must have been released.
  *
  * Return: 0; -EINVAL for NULL arguments; -EBUSY while a frame is held or
- * the camera is not streaming; -ETIMEDOUT when no frame came in time; the
- * driver's and the conversion's errors.
+ * the camera is not streaming; -ETIMEDOUT when no frame came in time; -EIO
+ * after a fatal streaming error of the driver (llmem_camera_stop() then
+ * llmem_camera_start() begin again); -ENODEV once the device is
+ * disconnected; the driver's other errors and the conversion's.
  */
 int llmem_camera_next(struct llmem_camera *camera, int timeout_ms,
 		      struct llmem_camera_frame *frame);
@@ -281,7 +330,8 @@ int llmem_camera_convert(struct llmem_camera *camera, struct llmem_camera_frame 
  * llmem_camera_release() - give @frame's buffer back to the camera.
  *
  * Return: 0; -EINVAL for NULL or a frame that is not the one held; the
- * driver's VIDIOC_QBUF errors.
+ * driver's VIDIOC_QBUF errors, after which the frame is still held: release
+ * it again, stop, or close.
  */
 int llmem_camera_release(struct llmem_camera *camera, const struct llmem_camera_frame *frame);
 

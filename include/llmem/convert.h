@@ -34,14 +34,19 @@ enum llmem_ycbcr_range {
 
 /**
  * struct llmem_convert_info - one frame to convert.
- * @src: the buffer holding the YUYV or NV12 frame.
- * @src_layout: where the frame lies in @src.
+ * @src: the buffer holding the YUYV or NV12 frame (NV12's Y plane only, with
+ *	@src_chroma).
+ * @src_layout: where the frame lies in @src; with @src_chroma, offset[1]
+ *	and pitch[1] are those of the CbCr plane in @src_chroma.
  * @dst: the buffer to receive the RGBA frame; another buffer than @src.
  * @dst_layout: a layout of the same width and height, ABGR8888 (bytes R, G,
  *	B, A in memory) or XRGB8888 or ARGB8888 (bytes B, G, R, A: what
  *	displays scan out); alpha is 255.
  * @encoding: enum llmem_ycbcr_encoding; leave 0 for BT.601.
  * @range: enum llmem_ycbcr_range; leave 0 for limited range.
+ * @src_chroma: for NV12 whose CbCr plane is a buffer of its own (a camera's
+ *	NV12M, a DMA-BUF per plane): that buffer; leave NULL when both planes
+ *	are in @src.
  */
 struct llmem_convert_info {
 	struct llmem_buffer *src;
@@ -50,6 +55,7 @@ struct llmem_convert_info {
 	const struct llmem_frame_layout *dst_layout;
 	uint32_t encoding;
 	uint32_t range;
+	struct llmem_buffer *src_chroma;
 };
 
 /**
@@ -62,9 +68,11 @@ struct llmem_convert_info {
  *
  * Return: 0; -EINVAL for NULL arguments, a source format other than YUYV or
  * NV12, a destination other than ABGR8888, XRGB8888 or ARGB8888, sizes that
- * differ, a layout that does not fit its buffer, the same buffer twice,
- * buffers of two sessions, an unknown encoding or range, or a buffer without
- * storage usage; -EIO or -ENOMEM when Vulkan fails.
+ * differ, a layout that does not fit its buffer (with @src_chroma, a plane
+ * that does not fit its buffer), the destination also a source, a
+ * @src_chroma for YUYV, buffers of two sessions, an unknown encoding or
+ * range, or a buffer without storage usage; -EIO or -ENOMEM when Vulkan
+ * fails.
  */
 int llmem_convert_to_rgba(const struct llmem_convert_info *info);
 
@@ -80,6 +88,9 @@ struct llmem_converter;
  * @dst_layout: a layout of the same size, as for llmem_convert_to_rgba().
  * @encoding: enum llmem_ycbcr_encoding; leave 0 for BT.601.
  * @range: enum llmem_ycbcr_range; leave 0 for limited range.
+ * @chroma_srcs: for NV12 whose CbCr plane is a buffer of its own: that
+ *	buffer of each frame, @src_count of them, as llmem_convert_info's
+ *	@src_chroma; leave NULL when both planes are in @srcs.
  */
 struct llmem_converter_create_info {
 	struct llmem_buffer *const *srcs;
@@ -89,6 +100,7 @@ struct llmem_converter_create_info {
 	const struct llmem_frame_layout *dst_layout;
 	uint32_t encoding;
 	uint32_t range;
+	struct llmem_buffer *const *chroma_srcs;
 };
 
 /**

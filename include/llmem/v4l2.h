@@ -4,6 +4,12 @@
  * caller supplies (V4L2_MEMORY_DMABUF), or in the device's own buffers that
  * it exports (V4L2_MEMORY_MMAP + VIDIOC_EXPBUF).
  *
+ * Single-planar nodes (V4L2_CAP_VIDEO_CAPTURE) and multi-planar ones
+ * (V4L2_CAP_VIDEO_CAPTURE_MPLANE) alike: on a multi-planar node a frame may
+ * take one buffer per colour plane (NV12M: the Y plane and the CbCr plane
+ * each a DMA-BUF of its own), what V4L2 calls the planes of a buffer and
+ * this API its memory planes.
+ *
  * Errors from the driver come back as the ioctl's negative errno, and
  * llmem_last_error() names the ioctl and the device: "VIDIOC_QBUF on
  * /dev/video0: Bad address".
@@ -25,6 +31,9 @@ extern "C" {
 
 struct llmem_v4l2;
 
+/* The most memory planes a frame takes here (NV12M's two). */
+#define LLMEM_V4L2_MAX_MEM_PLANES 2
+
 /* Where the device's frames live. */
 enum llmem_v4l2_memory {
 	LLMEM_V4L2_MEMORY_DMABUF = 1, /* DMA-BUFs queued by the caller */
@@ -33,18 +42,23 @@ enum llmem_v4l2_memory {
 
 /**
  * struct llmem_v4l2_format - what the device agreed to.
- * @fourcc: V4L2 pixel format; for YUYV and NV12 the same code as the DRM
- *          fourcc (DRM_FORMAT_YUYV, DRM_FORMAT_NV12).
+ * @fourcc: V4L2 pixel format: YUYV, NV12 or (multi-planar nodes only)
+ *          NV12M; for YUYV and NV12 the same code as the DRM fourcc
+ *          (DRM_FORMAT_YUYV, DRM_FORMAT_NV12).
  * @width: pixels.
  * @height: pixels.
  * @bytesperline: pitch of the first plane, as the driver demands it.
- * @sizeimage: bytes one frame needs; every buffer must hold at least this.
- * @num_planes: colour planes in the single buffer: 1 for YUYV, 2 for NV12.
- * @plane_offset: where each colour plane starts inside the buffer.
+ * @sizeimage: bytes one frame needs, all its memory planes together.
+ * @num_planes: colour planes of a frame: 1 for YUYV, 2 for NV12 and NV12M.
+ * @plane_offset: where each colour plane starts inside its memory plane.
  * @plane_pitch: bytes per row of each colour plane.
  * @encoding: the Y'CbCr matrix the driver says it uses, as enum
  *            llmem_ycbcr_encoding (BT.709 when it says so, BT.601 otherwise).
  * @range: the quantization it says it uses, as enum llmem_ycbcr_range.
+ * @mem_planes: buffers a frame takes: 1, or 2 for NV12M, whose colour
+ *              plane p is memory plane p.
+ * @mem_plane_size: bytes of each memory plane as the driver demands them;
+ *                  every DMA-BUF queued for one must hold at least this.
  */
 struct llmem_v4l2_format {
 	uint32_t fourcc;
@@ -57,12 +71,25 @@ struct llmem_v4l2_format {
 	uint32_t plane_pitch[2];
 	uint32_t encoding;
 	uint32_t range;
+	uint32_t mem_planes;
+	uint32_t mem_plane_size[LLMEM_V4L2_MAX_MEM_PLANES];
+};
+
+/**
+ * struct llmem_v4l2_plane - one memory plane of a buffer being queued.
+ * @fd: the DMA-BUF; it stays the caller's (the kernel takes its own
+ *      reference), and the plane starts at its first byte.
+ * @length: bytes of @fd the device may write; leave 0 for the whole fd.
+ */
+struct llmem_v4l2_plane {
+	int fd;
+	uint32_t length;
 };
 
 /**
  * struct llmem_v4l2_frame - a dequeued buffer.
  * @index: the buffer's index, as given to llmem_v4l2_queue_dmabuf().
- * @bytesused: bytes of frame data the device wrote.
+ * @bytesused: bytes of frame data the device wrote, in all memory planes.
  * @sequence: the driver's frame counter.
  * @timestamp_ns: capture time on CLOCK_MONOTONIC.
  * @corrupted: the driver flagged the frame V4L2_BUF_FLAG_ERROR.
@@ -81,6 +108,11 @@ struct llmem_v4l2_frame {
  * pitch (bytesperline) and frame size (sizeimage) are the importer's
  * demands.
  *
+ * A frame of two memory planes (NV12M) is described as DRM describes a
+ * framebuffer of one buffer per plane: fourcc DRM_FORMAT_NV12, plane p's
+ * offset counted from memory plane p's first byte, and @size the bytes of
+ * both memory planes together.
+ *
  * Return: 0; -EINVAL for NULL arguments or a format the layout cannot
  * describe.
  */
@@ -89,7 +121,7 @@ int llmem_v4l2_format_layout(const struct llmem_v4l2_format *format,
 
 /**
  * llmem_v4l2_find_capture() - the first node, /dev/video0 up, that captures
- * single-planar video with streaming I/O and imports DMA-BUFs
+ * video (single- or multi-planar) with streaming I/O and imports DMA-BUFs
  * (V4L2_BUF_CAP_SUPPORTS_DMABUF).
  * @path: receives the node's path.
  * @size: bytes at @path.
@@ -107,8 +139,9 @@ int llmem_v4l2_find_capture(char *path, size_t size);
  * @path: e.g. "/dev/video0".
  * @out: the new handle.
  *
- * The node is opened close-on-exec and must capture single-planar video
- * with streaming I/O.
+ * The node is opened close-on-exec and must capture video with streaming
+ * I/O, through the single-planar API or the multi-planar one (a node that
+ * offers both is driven single-planar).
  *
  * Return: 0; -ENOENT, -EACCES... from open(); -ENODEV when the node cannot
  * capture or stream; -EINVAL for NULL arguments; -ENOMEM.
@@ -125,6 +158,10 @@ void llmem_v4l2_close(struct llmem_v4l2 *dev);
 
 /* The driver's name (v4l2_capability.driver), e.g. "vivid". */
 const char *llmem_v4l2_driver(const struct llmem_v4l2 *dev);
+
+/* 1 when the node is driven through the multi-planar API, 0 when not or
+ * for NULL. */
+int llmem_v4l2_multiplanar(const struct llmem_v4l2 *dev);
 
 /**
  * llmem_v4l2_set_input() - select the device's video input @index.
@@ -153,9 +190,9 @@ int llmem_v4l2_has_format(struct llmem_v4l2 *dev, uint32_t fourcc);
  * since buffers laid out for one format must not receive another.
  *
  * Return: 0; -EINVAL when the device does not offer exactly what was asked
- * (the message says what it offered instead) or for a format this library
- * cannot describe; -EBUSY while buffers are allocated; other VIDIOC_S_FMT
- * errors.
+ * (the message says what it offered instead), for a format this library
+ * cannot describe, or for NV12M on a single-planar node; -EBUSY while
+ * buffers are allocated; other VIDIOC_S_FMT errors.
  */
 int llmem_v4l2_set_format(struct llmem_v4l2 *dev, uint32_t fourcc, uint32_t width, uint32_t height,
 			  struct llmem_v4l2_format *out);
@@ -172,32 +209,62 @@ int llmem_v4l2_request_buffers(struct llmem_v4l2 *dev, enum llmem_v4l2_memory me
 
 /**
  * llmem_v4l2_queue_dmabuf() - give the device a DMA-BUF to capture into.
- * @dev: a device with DMABUF buffers requested.
+ * @dev: a device with DMABUF buffers requested, in a format of one memory
+ *       plane.
  * @index: buffer slot, below the count granted.
  * @fd: the DMA-BUF; it stays the caller's (the kernel takes its own
  *      reference), and the frame starts at its offset 0.
- * @length: bytes of @fd the device may write, at least sizeimage.
+ * @length: bytes of @fd the device may write, at least sizeimage; 0 for
+ *          the whole fd.
  *
- * Return: 0; -EINVAL for an index outside the buffers granted, a length
- * below sizeimage or the wrong memory type; -EFAULT when the driver cannot
- * use the buffer: a driver on videobuf2-dma-contig (no IOMMU) given pages
- * that are not physically contiguous, in which case llmem_last_error() says
- * so and the caller can retry with a memory created with
- * LLMEM_MEMORY_CONTIGUOUS (memory.h); other VIDIOC_QBUF errors.
+ * The same as llmem_v4l2_queue_dmabuf_planes() with one plane.
  */
 int llmem_v4l2_queue_dmabuf(struct llmem_v4l2 *dev, uint32_t index, int fd, uint32_t length);
+
+/**
+ * llmem_v4l2_queue_dmabuf_planes() - give the device a DMA-BUF per memory
+ * plane to capture one frame into.
+ * @dev: a device with DMABUF buffers requested.
+ * @index: buffer slot, below the count granted.
+ * @planes: one per memory plane of the format, in order.
+ * @num_planes: the format's mem_planes.
+ *
+ * A DMA-BUF smaller than its plane is refused before the kernel sees it
+ * (the fd's own size counts, not only @length): videobuf2 on some kernels
+ * keeps a reference to a buffer it rejects for its size.
+ *
+ * Return: 0; -EINVAL for NULL @planes, a plane count other than the
+ * format's, an index outside the buffers granted, a DMA-BUF or length
+ * below its plane's size, an fd that is not a DMA-BUF (as VIDIOC_QBUF
+ * answers it), or the wrong memory type; -EFAULT when the driver cannot use the buffer: a
+ * driver on videobuf2-dma-contig (no IOMMU) given pages that are not
+ * physically contiguous, in which case llmem_last_error() says so and the
+ * caller can retry with a memory created with LLMEM_MEMORY_CONTIGUOUS
+ * (memory.h); other VIDIOC_QBUF errors.
+ */
+int llmem_v4l2_queue_dmabuf_planes(struct llmem_v4l2 *dev, uint32_t index,
+				   const struct llmem_v4l2_plane *planes, uint32_t num_planes);
 
 /* Queues (or re-queues) the device's own buffer @index (MMAP memory). */
 int llmem_v4l2_queue(struct llmem_v4l2 *dev, uint32_t index);
 
 /**
- * llmem_v4l2_export() - the device's own buffer @index as a DMA-BUF.
+ * llmem_v4l2_export() - the device's own buffer @index as a DMA-BUF: its
+ * first memory plane, llmem_v4l2_export_plane() with @plane 0.
  * @fd: receives a new close-on-exec fd the caller owns and must close.
- *
- * Return: 0; -EINVAL for an index outside the buffers granted or without
- * MMAP memory; other VIDIOC_EXPBUF errors.
  */
 int llmem_v4l2_export(struct llmem_v4l2 *dev, uint32_t index, int *fd);
+
+/**
+ * llmem_v4l2_export_plane() - memory plane @plane of the device's own
+ * buffer @index as a DMA-BUF.
+ * @fd: receives a new close-on-exec fd the caller owns and must close.
+ *
+ * Return: 0; -EINVAL for NULL @fd, an index outside the buffers granted,
+ * a plane past the format's mem_planes, or no MMAP memory; other
+ * VIDIOC_EXPBUF errors.
+ */
+int llmem_v4l2_export_plane(struct llmem_v4l2 *dev, uint32_t index, uint32_t plane, int *fd);
 
 int llmem_v4l2_stream_on(struct llmem_v4l2 *dev);
 int llmem_v4l2_stream_off(struct llmem_v4l2 *dev);
@@ -208,7 +275,10 @@ int llmem_v4l2_stream_off(struct llmem_v4l2 *dev);
  *
  * Return: 0; -ETIMEDOUT when no frame came in time; -EAGAIN at once when
  * no buffer is queued (no frame could ever come); -EINVAL when not
- * streaming; other VIDIOC_DQBUF errors.
+ * streaming; -EIO after the driver reported a fatal streaming error (stop
+ * streaming before anything else); -ENODEV once the device is gone (only
+ * closing is left); other VIDIOC_DQBUF errors.  The message names the call
+ * and the node, and says which of these it was.
  */
 int llmem_v4l2_dequeue(struct llmem_v4l2 *dev, int timeout_ms, struct llmem_v4l2_frame *frame);
 

@@ -13,6 +13,9 @@
 #include "device/shaders.h"
 #include "device/vk.h"
 
+/* The most storage buffers a pipeline binds: NV12's Y, RGBA and CbCr. */
+#define MAX_BUFFERS 3
+
 struct pipeline_desc {
 	const struct llmem_shader *shader;
 	uint32_t buffer_count;
@@ -24,7 +27,7 @@ struct pipeline_desc {
 /* Push sizes match the push_constant blocks in shaders/. */
 static const struct pipeline_desc descs[LLMEM_PIPELINE_COUNT] = {
 	[LLMEM_PIPELINE_YUYV_TO_RGBA] = { &llmem_shader_yuyv_to_rgba, 2, 44, false },
-	[LLMEM_PIPELINE_NV12_TO_RGBA] = { &llmem_shader_nv12_to_rgba, 2, 44, false },
+	[LLMEM_PIPELINE_NV12_TO_RGBA] = { &llmem_shader_nv12_to_rgba, 3, 44, false },
 	[LLMEM_PIPELINE_FILL] = { &llmem_shader_fill, 1, 24, true },
 	[LLMEM_PIPELINE_CLEAR] = { &llmem_shader_clear, 1, 20, true },
 };
@@ -44,7 +47,7 @@ static void pipeline_fini(VkDevice dev, struct llmem_pipeline *p)
 
 static int pipeline_init(VkDevice dev, const struct pipeline_desc *d, struct llmem_pipeline *p)
 {
-	VkDescriptorSetLayoutBinding bindings[2];
+	VkDescriptorSetLayoutBinding bindings[MAX_BUFFERS];
 	VkPushConstantRange push = {
 		.stageFlags = VK_SHADER_STAGE_COMPUTE_BIT,
 		.size = d->push_size,
@@ -137,8 +140,8 @@ int llmem_pipeline_get(struct llmem_session *s, enum llmem_pipeline_id id,
 void llmem_pipeline_write_set(struct llmem_session *s, const struct llmem_pipeline *p,
 			      VkDescriptorSet set, const VkBuffer *buffers)
 {
-	VkDescriptorBufferInfo infos[2];
-	VkWriteDescriptorSet writes[2];
+	VkDescriptorBufferInfo infos[MAX_BUFFERS];
+	VkWriteDescriptorSet writes[MAX_BUFFERS];
 
 	for (uint32_t i = 0; i < p->buffer_count; i++) {
 		infos[i] = (VkDescriptorBufferInfo){ .buffer = buffers[i], .range = VK_WHOLE_SIZE };
@@ -168,7 +171,7 @@ void llmem_pipeline_push(struct llmem_session *s, const struct llmem_pipeline *p
 			 VkCommandBuffer cmd, const VkDescriptorBufferInfo *buffers,
 			 const void *push, uint32_t groups_x, uint32_t groups_y)
 {
-	VkWriteDescriptorSet writes[2];
+	VkWriteDescriptorSet writes[MAX_BUFFERS];
 
 	for (uint32_t i = 0; i < p->buffer_count; i++)
 		writes[i] = (VkWriteDescriptorSet){

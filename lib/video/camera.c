@@ -1,22 +1,18 @@
 // SPDX-License-Identifier: MIT
 /*
- * The camera pipeline (llmem/camera.h).  Both paths share everything but
- * where a frame comes from: the zero-copy path hands the camera DMA-BUFs of
- * llmem pages, each starting at its frame's first byte (V4L2 takes no offset
- * into a capture DMA-BUF), and converts in place; the copy path lets the
- * camera fill its own buffers and copies each frame with the CPU into a
- * staging buffer and up to the device before the same conversion.  The
- * conversion writes into one RGBA buffer or several in turn, in memory of
- * its own or in shared pages that a display imports.
+ * The camera pipeline (llmem/camera.h): the object, its RGBA frames and the
+ * stream.  Both paths share everything but where a frame comes from
+ * (camera_frames.c): the zero-copy path converts the frame where the camera
+ * wrote it, the copy path the device's copy of it.  The conversion writes
+ * into one RGBA buffer or several in turn, in memory of its own or in
+ * shared pages that a display imports.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <time.h>
-#include <unistd.h>
 
 #include <drm_fourcc.h>
 #include <linux/videodev2.h>
@@ -25,10 +21,9 @@
 #include <llmem/camera.h>
 #include <llmem/convert.h>
 #include <llmem/memory.h>
-#include <llmem/share.h>
-#include <llmem/transfer.h>
 
 #include "base/error.h"
+#include "video/camera.h"
 
 #define FLAGS_MASK                                                               \
 	(LLMEM_CAMERA_CONTIGUOUS | LLMEM_CAMERA_COPY | LLMEM_CAMERA_INPUT |      \
@@ -37,225 +32,6 @@
 #define DEFAULT_WIDTH 640
 #define DEFAULT_HEIGHT 480
 #define DEFAULT_BUFFERS 4
-/* Fewer and the camera would wait for the caller on every frame. */
-#define MIN_BUFFERS 2
-#define NO_FRAME UINT32_MAX
-
-struct llmem_camera {
-	struct llmem_session *session;
-	struct llmem_v4l2 *dev;
-	struct llmem_camera_info info;
-	bool copy;
-	bool streaming;
-	/* The frame handed out and not yet released, or NO_FRAME. */
-	uint32_t held;
-	bool queued[LLMEM_CAMERA_MAX_BUFFERS];
-
-	/* Zero-copy: one exported page per V4L2 buffer. */
-	struct llmem_memory *shared;
-	struct llmem_buffer *frames[LLMEM_CAMERA_MAX_BUFFERS];
-	int fds[LLMEM_CAMERA_MAX_BUFFERS];
-
-	/* Copy path: the driver's buffers, mapped, and the upload chain. */
-	void *maps[LLMEM_CAMERA_MAX_BUFFERS];
-	struct llmem_memory *staging_memory, *device_memory;
-	struct llmem_buffer *staging, *device_frame;
-	void *staging_map;
-
-	struct llmem_memory *rgba_memory;
-	struct llmem_buffer *rgba[LLMEM_CAMERA_MAX_RGBA_BUFFERS];
-	void *rgba_map[LLMEM_CAMERA_MAX_RGBA_BUFFERS];
-	/* The conversion of each frame buffer into each RGBA buffer, recorded
-	 * once; the RGBA buffer the next frame goes to. */
-	struct llmem_converter *converters[LLMEM_CAMERA_MAX_RGBA_BUFFERS];
-	uint32_t next_rgba;
-};
-
-static int queue_frame(struct llmem_camera *c, uint32_t i)
-{
-	int ret;
-
-	if (c->copy)
-		ret = llmem_v4l2_queue(c->dev, i);
-	else
-		ret = llmem_v4l2_queue_dmabuf(c->dev, i, c->fds[i],
-					      (uint32_t)llmem_buffer_size(c->frames[i]));
-	if (!ret)
-		c->queued[i] = true;
-	return ret;
-}
-
-/* Drops the zero-copy frames, to start again with other memory. */
-static void release_frames(struct llmem_camera *c)
-{
-	llmem_v4l2_request_buffers(c->dev, LLMEM_V4L2_MEMORY_DMABUF, 0);
-	for (uint32_t i = 0; i < LLMEM_CAMERA_MAX_BUFFERS; i++) {
-		llmem_buffer_destroy(c->frames[i]);
-		c->frames[i] = NULL;
-		if (c->fds[i] >= 0)
-			close(c->fds[i]);
-		c->fds[i] = -1;
-		c->queued[i] = false;
-	}
-	llmem_memory_destroy(c->shared);
-	c->shared = NULL;
-}
-
-static int granted(struct llmem_camera *c, int ret)
-{
-	if (ret < 0)
-		return ret;
-	if (ret < MIN_BUFFERS)
-		return llmem_error(-ENOMEM, "camera: %s granted %d buffers, at least %d are needed",
-				   c->info.device, ret, MIN_BUFFERS);
-	c->info.buffers =
-		(uint32_t)ret > LLMEM_CAMERA_MAX_BUFFERS ? LLMEM_CAMERA_MAX_BUFFERS : (uint32_t)ret;
-	return 0;
-}
-
-static bool ranges_work(uint32_t backend)
-{
-	return backend == LLMEM_BACKEND_LLMEM_DMABUF || backend == LLMEM_BACKEND_LLMEM_HOST_POINTER;
-}
-
-/*
- * The frames' memory.  On llmem.ko's pages several frames share a page,
- * each reaching the camera as a DMA-BUF over its own bytes (a range): all
- * of them, or as many as a contiguous page holds.  Vulkan's exported pages
- * cannot be cut, so there each frame has a page of its own.
- */
-static int frames_memory(struct llmem_camera *c, uint32_t buffers, uint32_t backend, uint64_t frame)
-{
-	bool contiguous = c->info.flags & LLMEM_CAMERA_CONTIGUOUS;
-	uint64_t per_page = contiguous ? LLMEM_MEMORY_CONTIGUOUS_MAX_PAGE_SIZE / frame : buffers;
-	struct llmem_memory_create_info mci = {
-		.options = contiguous ? LLMEM_MEMORY_CONTIGUOUS : 0,
-		.page_size = (per_page > 1 ? per_page : 1) * frame,
-		.spare_pages = LLMEM_MEMORY_SPARE_NONE,
-		.sharing = LLMEM_SHARING_DMABUF,
-		.backend = backend,
-		.name = "camera frames",
-	};
-	struct llmem_memory_info mi;
-	int ret;
-
-	ret = llmem_memory_create(c->session, &mci, &c->shared);
-	if (ret)
-		return ret;
-	llmem_memory_get_info(c->shared, &mi);
-	if (mci.page_size > frame && !ranges_work(mi.backend)) {
-		llmem_memory_destroy(c->shared);
-		mci.page_size = frame;
-		mci.backend = mi.backend;
-		ret = llmem_memory_create(c->session, &mci, &c->shared);
-		if (ret)
-			return ret;
-	}
-	c->info.backend = mi.backend;
-	c->info.frames_per_page = (uint32_t)(mci.page_size / frame);
-	return 0;
-}
-
-/* Frame @i as the DMA-BUF the camera takes: the frame's first byte its
- * first, as V4L2 wants it. */
-static int export_frame(struct llmem_camera *c, uint32_t i)
-{
-	struct llmem_dmabuf_region region;
-	int ret;
-
-	if (c->info.frames_per_page > 1)
-		ret = llmem_buffer_export_range(c->frames[i], &region);
-	else
-		ret = llmem_buffer_export(c->frames[i], &region);
-	if (ret)
-		return ret;
-	c->fds[i] = region.fd;
-	/* A frame of a page of its own is the page's only object. */
-	if (region.offset)
-		return llmem_error(-EIO, "camera: frame %u lies at offset %llu of its page", i,
-				   (unsigned long long)region.offset);
-	return 0;
-}
-
-/*
- * A device that DMAs without an IOMMU refuses scattered pages at QBUF with
- * EFAULT: the frames are then made again in physically contiguous memory.
- */
-static int setup_zero_copy(struct llmem_camera *c, uint32_t buffers, uint32_t backend)
-{
-	uint64_t frame = (c->info.layout.size + 4095) / 4096 * 4096;
-	int ret;
-
-	ret = frames_memory(c, buffers, backend, frame);
-	if (ret)
-		return ret;
-	ret = granted(c, llmem_v4l2_request_buffers(c->dev, LLMEM_V4L2_MEMORY_DMABUF, buffers));
-	if (ret)
-		return ret;
-	for (uint32_t i = 0; i < c->info.buffers; i++) {
-		struct llmem_buffer_create_info bci = {
-			.size = frame,
-			.name = "camera frame",
-			.alignment = 4096,
-		};
-
-		ret = llmem_buffer_create(c->shared, &bci, &c->frames[i]);
-		if (!ret)
-			ret = export_frame(c, i);
-		if (!ret)
-			ret = queue_frame(c, i);
-		if (ret == -EFAULT && !(c->info.flags & LLMEM_CAMERA_CONTIGUOUS)) {
-			release_frames(c);
-			c->info.flags |= LLMEM_CAMERA_CONTIGUOUS;
-			return setup_zero_copy(c, buffers, backend);
-		}
-		if (ret)
-			return ret;
-	}
-	return 0;
-}
-
-static int setup_copy(struct llmem_camera *c, uint32_t buffers)
-{
-	struct llmem_memory_create_info host = {
-		.flags = LLMEM_MEMORY_HOST_VISIBLE | LLMEM_MEMORY_HOST_COHERENT,
-		.name = "camera staging",
-	};
-	struct llmem_memory_create_info device = { .name = "camera device frames" };
-	struct llmem_buffer_create_info bci = { .size = c->info.layout.size };
-	uint32_t sizeimage = c->info.format.sizeimage;
-	int ret;
-
-	c->info.backend = LLMEM_BACKEND_VULKAN;
-	c->info.frames_per_page = 1;
-	ret = granted(c, llmem_v4l2_request_buffers(c->dev, LLMEM_V4L2_MEMORY_MMAP, buffers));
-	if (ret)
-		return ret;
-	for (uint32_t i = 0; i < c->info.buffers; i++) {
-		ret = llmem_v4l2_export(c->dev, i, &c->fds[i]);
-		if (ret)
-			return ret;
-		c->maps[i] = mmap(NULL, sizeimage, PROT_READ, MAP_SHARED, c->fds[i], 0);
-		if (c->maps[i] == MAP_FAILED) {
-			c->maps[i] = NULL;
-			return llmem_error(-errno, "camera: mmap of %s's buffer %u: %s",
-					   c->info.device, i, strerror(errno));
-		}
-		ret = queue_frame(c, i);
-		if (ret)
-			return ret;
-	}
-	ret = llmem_memory_create(c->session, &host, &c->staging_memory);
-	if (!ret)
-		ret = llmem_memory_create(c->session, &device, &c->device_memory);
-	if (!ret)
-		ret = llmem_buffer_create(c->staging_memory, &bci, &c->staging);
-	if (!ret)
-		ret = llmem_buffer_create(c->device_memory, &bci, &c->device_frame);
-	if (!ret)
-		ret = llmem_buffer_map(c->staging, &c->staging_map);
-	return ret;
-}
 
 /*
  * The RGBA buffers, in one page of the camera's own memory, or shared for a
@@ -279,6 +55,10 @@ static int setup_rgba(struct llmem_camera *c)
 		.name = "camera rgba",
 		.alignment = shared ? 4096 : 0,
 	};
+	/* NV12M's CbCr planes, each in a buffer of its own. */
+	struct llmem_buffer *const *chroma = c->info.format.mem_planes < 2 ? NULL
+					     : c->copy			   ? &c->device_frame[1]
+									   : c->frames[1];
 	struct llmem_memory_info mi;
 	int ret;
 
@@ -294,13 +74,14 @@ static int setup_rgba(struct llmem_camera *c)
 		if (!ret)
 			ret = llmem_converter_create(
 				&(struct llmem_converter_create_info){
-					.srcs = c->copy ? &c->device_frame : c->frames,
+					.srcs = c->copy ? &c->device_frame[0] : c->frames[0],
 					.src_count = c->copy ? 1 : c->info.buffers,
 					.src_layout = &c->info.layout,
 					.dst = c->rgba[i],
 					.dst_layout = &c->info.rgba_layout,
 					.encoding = c->info.encoding,
 					.range = c->info.range,
+					.chroma_srcs = chroma,
 				},
 				&c->converters[i]);
 		if (ret)
@@ -372,7 +153,7 @@ static int setup(struct llmem_camera *c, const struct llmem_camera_create_info *
 	c->info.encoding =
 		ci->flags & LLMEM_CAMERA_ENCODING ? ci->encoding : c->info.format.encoding;
 	c->info.range = ci->flags & LLMEM_CAMERA_RANGE ? ci->range : c->info.format.range;
-	ret = c->copy ? setup_copy(c, buffers) : setup_zero_copy(c, buffers, ci->backend);
+	ret = llmem_camera_frames_setup(c, buffers, ci->backend);
 	return ret ? ret : setup_rgba(c);
 }
 
@@ -396,11 +177,12 @@ LLMEM_PUBLIC int llmem_camera_open(struct llmem_session *session,
 		return llmem_error(-ENOMEM, "camera: out of memory");
 	c->session = session;
 	c->copy = ci->flags & LLMEM_CAMERA_COPY;
-	c->held = NO_FRAME;
+	c->held = LLMEM_CAMERA_NO_FRAME;
 	c->info.flags = ci->flags;
 	c->info.rgba_buffers = ci->rgba_buffers ? ci->rgba_buffers : 1;
-	for (int i = 0; i < LLMEM_CAMERA_MAX_BUFFERS; i++)
-		c->fds[i] = -1;
+	for (int p = 0; p < LLMEM_V4L2_MAX_MEM_PLANES; p++)
+		for (int i = 0; i < LLMEM_CAMERA_MAX_BUFFERS; i++)
+			c->fds[p][i] = -1;
 	ret = setup(c, ci);
 	if (ret) {
 		llmem_camera_close(c);
@@ -419,25 +201,12 @@ LLMEM_PUBLIC void llmem_camera_close(struct llmem_camera *c)
 	/* Closing the node stops the stream and frees the driver's buffers,
 	 * so that it lets go of the frames before they are destroyed. */
 	llmem_v4l2_close(c->dev);
-	for (uint32_t i = 0; i < LLMEM_CAMERA_MAX_BUFFERS; i++) {
-		llmem_buffer_destroy(c->frames[i]);
-		if (c->maps[i])
-			munmap(c->maps[i], c->info.format.sizeimage);
-		if (c->fds[i] >= 0)
-			close(c->fds[i]);
-	}
-	if (c->staging_map)
-		llmem_buffer_unmap(c->staging);
-	llmem_buffer_destroy(c->staging);
-	llmem_buffer_destroy(c->device_frame);
+	llmem_camera_frames_destroy(c);
 	for (uint32_t i = 0; i < LLMEM_CAMERA_MAX_RGBA_BUFFERS; i++) {
 		if (c->rgba_map[i])
 			llmem_buffer_unmap(c->rgba[i]);
 		llmem_buffer_destroy(c->rgba[i]);
 	}
-	llmem_memory_destroy(c->shared);
-	llmem_memory_destroy(c->staging_memory);
-	llmem_memory_destroy(c->device_memory);
 	llmem_memory_destroy(c->rgba_memory);
 	free(c);
 }
@@ -450,19 +219,40 @@ LLMEM_PUBLIC int llmem_camera_get_info(const struct llmem_camera *c, struct llme
 	return 0;
 }
 
-LLMEM_PUBLIC int llmem_camera_buffer(const struct llmem_camera *c, uint32_t index,
-				     struct llmem_buffer **out)
+/* Whether V4L2 buffer @index has a memory plane @plane; the message names @what. */
+static int check_plane(const struct llmem_camera *c, uint32_t index, uint32_t plane,
+		       const char *what)
 {
+	if (index >= c->info.buffers)
+		return llmem_error(-EINVAL, "%s: index %u, the camera has %u", what, index,
+				   c->info.buffers);
+	if (plane >= c->info.format.mem_planes)
+		return llmem_error(-EINVAL, "%s: plane %u, a frame of %.4s has %u", what, plane,
+				   (const char *)&c->info.format.fourcc, c->info.format.mem_planes);
+	return 0;
+}
+
+LLMEM_PUBLIC int llmem_camera_plane_buffer(const struct llmem_camera *c, uint32_t index,
+					   uint32_t plane, struct llmem_buffer **out)
+{
+	int ret;
+
 	if (!c || !out)
 		return llmem_error(-EINVAL, "camera buffer: NULL %s", c ? "out" : "camera");
-	if (index >= c->info.buffers)
-		return llmem_error(-EINVAL, "camera buffer: index %u, the camera has %u", index,
-				   c->info.buffers);
+	ret = check_plane(c, index, plane, "camera buffer");
+	if (ret)
+		return ret;
 	if (c->copy)
 		return llmem_error(-ENOENT, "camera buffer: the copy path's buffers are %s's own",
 				   c->info.driver);
-	*out = c->frames[index];
+	*out = c->frames[plane][index];
 	return 0;
+}
+
+LLMEM_PUBLIC int llmem_camera_buffer(const struct llmem_camera *c, uint32_t index,
+				     struct llmem_buffer **out)
+{
+	return llmem_camera_plane_buffer(c, index, 0, out);
 }
 
 LLMEM_PUBLIC int llmem_camera_rgba_buffer(const struct llmem_camera *c, uint32_t index,
@@ -477,15 +267,23 @@ LLMEM_PUBLIC int llmem_camera_rgba_buffer(const struct llmem_camera *c, uint32_t
 	return 0;
 }
 
-LLMEM_PUBLIC int llmem_camera_export(const struct llmem_camera *c, uint32_t index, int *fd)
+LLMEM_PUBLIC int llmem_camera_export_plane(const struct llmem_camera *c, uint32_t index,
+					   uint32_t plane, int *fd)
 {
+	int ret;
+
 	if (!c || !fd)
 		return llmem_error(-EINVAL, "camera export: NULL %s", c ? "fd" : "camera");
-	if (index >= c->info.buffers)
-		return llmem_error(-EINVAL, "camera export: index %u, the camera has %u", index,
-				   c->info.buffers);
-	*fd = fcntl(c->fds[index], F_DUPFD_CLOEXEC, 0);
+	ret = check_plane(c, index, plane, "camera export");
+	if (ret)
+		return ret;
+	*fd = fcntl(c->fds[plane][index], F_DUPFD_CLOEXEC, 0);
 	return *fd < 0 ? llmem_error(-errno, "camera export: dup: %s", strerror(errno)) : 0;
+}
+
+LLMEM_PUBLIC int llmem_camera_export(const struct llmem_camera *c, uint32_t index, int *fd)
+{
+	return llmem_camera_export_plane(c, index, 0, fd);
 }
 
 LLMEM_PUBLIC int llmem_camera_start(struct llmem_camera *c)
@@ -499,13 +297,15 @@ LLMEM_PUBLIC int llmem_camera_start(struct llmem_camera *c)
 	for (uint32_t i = 0; i < c->info.buffers; i++) {
 		if (c->queued[i])
 			continue;
-		ret = queue_frame(c, i);
+		ret = llmem_camera_frames_queue(c, i);
 		if (ret)
 			return ret;
 	}
 	ret = llmem_v4l2_stream_on(c->dev);
-	if (!ret)
+	if (!ret) {
 		c->streaming = true;
+		c->have_sequence = false;
+	}
 	return ret;
 }
 
@@ -522,7 +322,7 @@ LLMEM_PUBLIC int llmem_camera_stop(struct llmem_camera *c)
 		return ret;
 	/* STREAMOFF hands every buffer back, queued or not. */
 	c->streaming = false;
-	c->held = NO_FRAME;
+	c->held = LLMEM_CAMERA_NO_FRAME;
 	memset(c->queued, 0, sizeof(c->queued));
 	return 0;
 }
@@ -535,11 +335,19 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* The copy path's CPU copy and upload of the frame in V4L2 buffer @index. */
-static int copy_up(struct llmem_camera *c, uint32_t index)
+/*
+ * Frames the driver skipped before @sequence: gaps in its counter, which
+ * counts every frame time whether a buffer was there to fill or not.
+ */
+static uint32_t skipped(struct llmem_camera *c, uint32_t sequence)
 {
-	memcpy(c->staging_map, c->maps[index], c->info.format.sizeimage);
-	return llmem_buffer_copy(c->staging, 0, c->device_frame, 0, c->info.layout.size);
+	uint32_t gap = c->have_sequence && sequence > c->last_sequence
+			       ? sequence - c->last_sequence - 1
+			       : 0;
+
+	c->have_sequence = true;
+	c->last_sequence = sequence;
+	return gap;
 }
 
 /* The conversion of the frame held into the next RGBA buffer. */
@@ -572,7 +380,7 @@ LLMEM_PUBLIC int llmem_camera_next(struct llmem_camera *c, int timeout_ms,
 	if (!c->streaming)
 		return llmem_error(-EBUSY, "camera next: %s is not streaming (llmem_camera_start)",
 				   c->info.device);
-	if (c->held != NO_FRAME)
+	if (c->held != LLMEM_CAMERA_NO_FRAME)
 		return llmem_error(-EBUSY, "camera next: frame %u is still held: release it first",
 				   c->held);
 	ret = llmem_v4l2_dequeue(c->dev, timeout_ms, &vf);
@@ -581,21 +389,23 @@ LLMEM_PUBLIC int llmem_camera_next(struct llmem_camera *c, int timeout_ms,
 	c->queued[vf.index] = false;
 	c->held = vf.index;
 	f = (struct llmem_camera_frame){
-		.source = c->copy ? c->device_frame : c->frames[vf.index],
+		.source = c->copy ? c->device_frame[0] : c->frames[0][vf.index],
+		.source_chroma = c->copy ? c->device_frame[1] : c->frames[1][vf.index],
 		.index = vf.index,
 		.sequence = vf.sequence,
 		.corrupted = vf.corrupted,
 		.timestamp_ns = vf.timestamp_ns,
 		.bytes_copied = c->copy ? c->info.format.sizeimage : 0,
+		.dropped = skipped(c, vf.sequence),
 	};
 	if (c->copy)
-		ret = copy_up(c, vf.index);
+		ret = llmem_camera_frames_copy_up(c, vf.index);
 	if (!ret && !(c->info.flags & LLMEM_CAMERA_CONVERT_LATER))
 		ret = convert_held(c, &f);
 	if (ret) {
 		/* The frame goes back to the camera: the caller never had it. */
-		c->held = NO_FRAME;
-		queue_frame(c, vf.index);
+		c->held = LLMEM_CAMERA_NO_FRAME;
+		llmem_camera_frames_queue(c, vf.index);
 		return ret;
 	}
 	*frame = f;
@@ -611,7 +421,7 @@ LLMEM_PUBLIC int llmem_camera_convert(struct llmem_camera *c, struct llmem_camer
 				   "camera convert: %s converts every frame itself "
 				   "(no LLMEM_CAMERA_CONVERT_LATER)",
 				   c->info.device);
-	if (c->held == NO_FRAME || frame->index != c->held)
+	if (c->held == LLMEM_CAMERA_NO_FRAME || frame->index != c->held)
 		return llmem_error(-EINVAL, "camera convert: frame %u is not the one held",
 				   frame->index);
 	return convert_held(c, frame);
@@ -627,8 +437,8 @@ LLMEM_PUBLIC int llmem_camera_release(struct llmem_camera *c,
 	if (frame->index != c->held)
 		return llmem_error(-EINVAL, "camera release: frame %u is not the one held",
 				   frame->index);
-	ret = queue_frame(c, frame->index);
+	ret = llmem_camera_frames_queue(c, frame->index);
 	if (!ret)
-		c->held = NO_FRAME;
+		c->held = LLMEM_CAMERA_NO_FRAME;
 	return ret;
 }

@@ -4,7 +4,9 @@
  * buffer recorded once into a command buffer of its own, then submitted per
  * frame.  A one-off conversion is a converter of one frame.  The RGBA frame
  * is written in the byte order its fourcc names: R, G, B, A for ABGR8888,
- * B, G, R, A for XRGB8888 and ARGB8888, what displays scan out.
+ * B, G, R, A for XRGB8888 and ARGB8888, what displays scan out.  NV12's CbCr
+ * plane is read from a binding of its own, bound to the Y plane's buffer or
+ * to a buffer of the plane's own (a camera's NV12M).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -39,17 +41,43 @@ _Static_assert(sizeof(struct convert_params) == 44, "push constants of the conve
 #define GROUP_X 16
 #define GROUP_Y 8
 
-static int layout_fits(const struct llmem_frame_layout *l, struct llmem_buffer *buf,
-		       const char *which)
+static int buffer_fits(uint64_t need, struct llmem_buffer *buf, const char *which)
 {
 	uint64_t size = llmem_buffer_size(buf);
 
-	if (l->size > size)
-		return llmem_error(-EINVAL, "the %s frame needs %llu bytes, its buffer has %llu",
-				   which, (unsigned long long)l->size, (unsigned long long)size);
+	if (need > size)
+		return llmem_error(-EINVAL, "the %s needs %llu bytes, its buffer has %llu", which,
+				   (unsigned long long)need, (unsigned long long)size);
 	if (!(llmem_buffer_usage(buf) & LLMEM_BUFFER_STORAGE))
-		return llmem_error(-EINVAL, "the %s buffer lacks LLMEM_BUFFER_STORAGE usage",
+		return llmem_error(-EINVAL, "the %s's buffer lacks LLMEM_BUFFER_STORAGE usage",
 				   which);
+	return 0;
+}
+
+/* NV12's planes each in a buffer of their own: each must hold its rows. */
+static int planes_fit(const struct llmem_convert_info *in)
+{
+	const struct llmem_frame_layout *s = in->src_layout;
+	uint64_t rows[2] = { s->height, (s->height + 1) / 2 };
+	struct llmem_buffer *bufs[2] = { in->src, in->src_chroma };
+	const char *names[2] = { "source's Y plane", "source's CbCr plane" };
+
+	if (s->fourcc != DRM_FORMAT_NV12)
+		return llmem_error(-EINVAL,
+				   "source fourcc 0x%08x: only NV12 takes its CbCr plane in a "
+				   "buffer of its own",
+				   s->fourcc);
+	if (in->src_chroma == in->dst)
+		return llmem_error(-EINVAL, "llmem_convert_to_rgba: converts between two buffers");
+	if (llmem_memory_session(in->src_chroma->obj.memory) !=
+	    llmem_memory_session(in->dst->obj.memory))
+		return llmem_error(-EINVAL, "llmem_convert_to_rgba: buffers of two sessions");
+	for (uint32_t p = 0; p < 2; p++) {
+		int ret = buffer_fits(s->offset[p] + rows[p] * s->pitch[p], bufs[p], names[p]);
+
+		if (ret)
+			return ret;
+	}
 	return 0;
 }
 
@@ -77,8 +105,8 @@ static int check(const struct llmem_convert_info *in)
 	if (in->encoding > LLMEM_YCBCR_BT709 || in->range > LLMEM_YCBCR_FULL_RANGE)
 		return llmem_error(-EINVAL, "unknown encoding %u or range %u", in->encoding,
 				   in->range);
-	ret = layout_fits(s, in->src, "source");
-	return ret ? ret : layout_fits(d, in->dst, "destination");
+	ret = in->src_chroma ? planes_fit(in) : buffer_fits(s->size, in->src, "source frame");
+	return ret ? ret : buffer_fits(d->size, in->dst, "destination frame");
 }
 
 /*
@@ -149,8 +177,8 @@ static void plan(const struct llmem_convert_info *info, struct conversion *c)
  * shader, and the RGBA frame to the host and to later transfers.
  */
 static void record(struct llmem_session *s, VkCommandBuffer cmd, const struct llmem_pipeline *p,
-		   VkDescriptorSet set, struct llmem_buffer *src, struct llmem_buffer *dst,
-		   const struct conversion *c)
+		   VkDescriptorSet set, struct llmem_buffer *src, struct llmem_buffer *chroma,
+		   struct llmem_buffer *dst, const struct conversion *c)
 {
 	vkCmdPipelineBarrier(
 		cmd, VK_PIPELINE_STAGE_HOST_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
@@ -162,9 +190,13 @@ static void record(struct llmem_session *s, VkCommandBuffer cmd, const struct ll
 		},
 		0, NULL, 0, NULL);
 	foreign_ownership(s, cmd, src, true, VK_ACCESS_SHADER_READ_BIT);
+	if (chroma)
+		foreign_ownership(s, cmd, chroma, true, VK_ACCESS_SHADER_READ_BIT);
 	foreign_ownership(s, cmd, dst, true, VK_ACCESS_SHADER_WRITE_BIT);
 	llmem_pipeline_record(p, cmd, set, &c->params, c->groups_x, c->groups_y);
 	foreign_ownership(s, cmd, src, false, VK_ACCESS_SHADER_READ_BIT);
+	if (chroma)
+		foreign_ownership(s, cmd, chroma, false, VK_ACCESS_SHADER_READ_BIT);
 	foreign_ownership(s, cmd, dst, false, VK_ACCESS_SHADER_WRITE_BIT);
 	vkCmdPipelineBarrier(
 		cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
@@ -193,6 +225,7 @@ LLMEM_PUBLIC int llmem_convert_to_rgba(const struct llmem_convert_info *info)
 			.dst_layout = info->dst_layout,
 			.encoding = info->encoding,
 			.range = info->range,
+			.chroma_srcs = info->src_chroma ? &info->src_chroma : NULL,
 		},
 		&c);
 	if (ret)
@@ -234,7 +267,7 @@ static int record_all(struct llmem_converter *c, const struct llmem_converter_cr
 	VkDevice dev = c->session->device;
 	VkDescriptorPoolSize size = {
 		.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-		.descriptorCount = 2 * c->count,
+		.descriptorCount = p->buffer_count * c->count,
 	};
 	VkResult r;
 
@@ -273,6 +306,7 @@ static int record_all(struct llmem_converter *c, const struct llmem_converter_cr
 		return llmem_vk_error(r, "vkAllocateCommandBuffers");
 
 	for (uint32_t i = 0; i < c->count; i++) {
+		struct llmem_buffer *chroma;
 		VkDescriptorSet set;
 
 		r = vkAllocateDescriptorSets(
@@ -286,15 +320,18 @@ static int record_all(struct llmem_converter *c, const struct llmem_converter_cr
 			&set);
 		if (r != VK_SUCCESS)
 			return llmem_vk_error(r, "vkAllocateDescriptorSets");
+		/* NV12's CbCr binding: the Y plane's buffer, or the plane's own. */
+		chroma = info->chroma_srcs ? info->chroma_srcs[i] : NULL;
 		llmem_pipeline_write_set(c->session, p, set,
-					 (VkBuffer[]){ info->srcs[i]->vk, info->dst->vk });
+					 (VkBuffer[]){ info->srcs[i]->vk, info->dst->vk,
+						       chroma ? chroma->vk : info->srcs[i]->vk });
 		r = vkBeginCommandBuffer(
 			c->cmds[i], &(VkCommandBufferBeginInfo){
 					    .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
 				    });
 		if (r != VK_SUCCESS)
 			return llmem_vk_error(r, "vkBeginCommandBuffer");
-		record(c->session, c->cmds[i], p, set, info->srcs[i], info->dst, conv);
+		record(c->session, c->cmds[i], p, set, info->srcs[i], chroma, info->dst, conv);
 		r = vkEndCommandBuffer(c->cmds[i]);
 		if (r != VK_SUCCESS)
 			return llmem_vk_error(r, "vkEndCommandBuffer");
@@ -324,7 +361,11 @@ LLMEM_PUBLIC int llmem_converter_create(const struct llmem_converter_create_info
 			.dst_layout = info->dst_layout,
 			.encoding = info->encoding,
 			.range = info->range,
+			.src_chroma = info->chroma_srcs ? info->chroma_srcs[i] : NULL,
 		};
+		if (info->chroma_srcs && !one.src_chroma)
+			return llmem_error(-EINVAL, "llmem_converter_create: NULL chroma source %u",
+					   i);
 		ret = check(&one);
 		if (ret)
 			return ret;

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
- * V4L2 capture nodes driven for zero-copy: format negotiation, buffers
- * queued as the caller's DMA-BUFs or the driver's own, streaming and
- * dequeueing, every failure named with its ioctl and node.
+ * V4L2 capture nodes driven for zero-copy: finding and opening them,
+ * buffers queued as the caller's DMA-BUFs or the driver's own, streaming
+ * and dequeueing, every failure named with its ioctl and node (formats are
+ * v4l2_format.c's).  Single-planar and multi-planar nodes take the same
+ * calls: the buffer type is chosen at open, and a struct v4l2_buffer
+ * carries its planes only on the latter.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -12,43 +15,36 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/types.h>
 #include <unistd.h>
 
 #include <linux/videodev2.h>
 
-#include <llmem/convert.h>
-#include <llmem/frame.h>
 #include <llmem/share.h>
 #include <llmem/v4l2.h>
 
 #include "base/error.h"
+#include "video/v4l2.h"
 
 /* /dev/video0 to /dev/video255, as the kernel numbers V4L2 nodes. */
 #define MAX_NODES 256
 
-struct llmem_v4l2 {
-	int fd;
-	char path[64];
-	char driver[16];
-	enum llmem_v4l2_memory memory;
-	uint32_t count;
-	int streaming;
-	struct llmem_v4l2_format format;
-};
-
-static const char *fourcc_str(uint32_t fourcc, char buf[5])
+/*
+ * What an errno means coming from a streaming node, where the bare string
+ * would mislead: vb2 answers EIO once the driver reported the stream broken
+ * (vb2_queue_error()), and the V4L2 core ENODEV once the device is gone.
+ */
+static const char *v4l2_errno_hint(unsigned long request, int err)
 {
-	for (int i = 0; i < 4; i++) {
-		char c = (char)((fourcc >> (8 * i)) & 0xff);
-
-		buf[i] = c >= 32 && c < 127 ? c : '?';
-	}
-	buf[4] = '\0';
-	return buf;
+	if (err == EIO && (request == VIDIOC_DQBUF || request == VIDIOC_QBUF))
+		return " (the driver reported a fatal streaming error: stop streaming and "
+		       "start again)";
+	if (err == ENODEV)
+		return " (the device was disconnected: only closing it is left)";
+	return "";
 }
 
-/* Runs one ioctl; on failure records which one, on which node, and why. */
-static int v4l2_call(struct llmem_v4l2 *dev, unsigned long request, const char *name, void *arg)
+int llmem_v4l2_call(struct llmem_v4l2 *dev, unsigned long request, const char *name, void *arg)
 {
 	int ret;
 
@@ -56,11 +52,22 @@ static int v4l2_call(struct llmem_v4l2 *dev, unsigned long request, const char *
 		ret = ioctl(dev->fd, request, arg);
 	} while (ret == -1 && errno == EINTR);
 	if (ret == -1)
-		return llmem_error(-errno, "%s on %s: %s", name, dev->path, strerror(errno));
+		return llmem_error(-errno, "%s on %s: %s%s", name, dev->path, strerror(errno),
+				   v4l2_errno_hint(request, errno));
 	return 0;
 }
 
-#define V4L2_CALL(dev, request, arg) v4l2_call(dev, request, #request, arg)
+/* The capture buffer type a node with @caps is driven through; 0 for none. */
+static uint32_t capture_type(uint32_t caps)
+{
+	if (!(caps & V4L2_CAP_STREAMING))
+		return 0;
+	if (caps & V4L2_CAP_VIDEO_CAPTURE)
+		return V4L2_BUF_TYPE_VIDEO_CAPTURE;
+	if (caps & V4L2_CAP_VIDEO_CAPTURE_MPLANE)
+		return V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE;
+	return 0;
+}
 
 LLMEM_PUBLIC int llmem_v4l2_open(const char *path, struct llmem_v4l2 **out)
 {
@@ -79,13 +86,12 @@ LLMEM_PUBLIC int llmem_v4l2_open(const char *path, struct llmem_v4l2 **out)
 		ret = llmem_error(-errno, "open %s: %s", path, strerror(errno));
 		goto out_free;
 	}
-	ret = V4L2_CALL(dev, VIDIOC_QUERYCAP, &cap);
+	ret = LLMEM_V4L2_CALL(dev, VIDIOC_QUERYCAP, &cap);
 	if (ret)
 		goto out_close;
-	if (!(cap.device_caps & V4L2_CAP_VIDEO_CAPTURE) ||
-	    !(cap.device_caps & V4L2_CAP_STREAMING)) {
-		ret = llmem_error(-ENODEV,
-				  "%s (%s) is not a streaming single-planar capture device", path,
+	dev->type = capture_type(cap.device_caps);
+	if (!dev->type) {
+		ret = llmem_error(-ENODEV, "%s (%s) is not a streaming video capture device", path,
 				  (const char *)cap.driver);
 		goto out_close;
 	}
@@ -117,108 +123,18 @@ LLMEM_PUBLIC const char *llmem_v4l2_driver(const struct llmem_v4l2 *dev)
 	return dev ? dev->driver : "";
 }
 
+LLMEM_PUBLIC int llmem_v4l2_multiplanar(const struct llmem_v4l2 *dev)
+{
+	return dev && llmem_v4l2_is_mplane(dev);
+}
+
 LLMEM_PUBLIC int llmem_v4l2_set_input(struct llmem_v4l2 *dev, uint32_t index)
 {
 	int input = (int)index;
 
 	if (!dev)
 		return llmem_error(-EINVAL, "llmem_v4l2_set_input: NULL device");
-	return V4L2_CALL(dev, VIDIOC_S_INPUT, &input);
-}
-
-LLMEM_PUBLIC int llmem_v4l2_has_format(struct llmem_v4l2 *dev, uint32_t fourcc)
-{
-	if (!dev)
-		return llmem_error(-EINVAL, "llmem_v4l2_has_format: NULL device");
-	for (uint32_t i = 0;; i++) {
-		struct v4l2_fmtdesc desc = { .index = i, .type = V4L2_BUF_TYPE_VIDEO_CAPTURE };
-		int ret = ioctl(dev->fd, VIDIOC_ENUM_FMT, &desc);
-
-		if (ret == -1 && errno == EINVAL)
-			return 0;
-		if (ret == -1)
-			return llmem_error(-errno, "VIDIOC_ENUM_FMT on %s: %s", dev->path,
-					   strerror(errno));
-		if (desc.pixelformat == fourcc)
-			return 1;
-	}
-}
-
-/* Where the colour planes of one single-planar buffer lie. */
-static int describe_planes(struct llmem_v4l2_format *f)
-{
-	switch (f->fourcc) {
-	case V4L2_PIX_FMT_YUYV:
-		f->num_planes = 1;
-		f->plane_offset[0] = 0;
-		f->plane_pitch[0] = f->bytesperline;
-		return 0;
-	case V4L2_PIX_FMT_NV12:
-		f->num_planes = 2;
-		f->plane_offset[0] = 0;
-		f->plane_pitch[0] = f->bytesperline;
-		f->plane_offset[1] = f->bytesperline * f->height;
-		f->plane_pitch[1] = f->bytesperline;
-		return 0;
-	default:
-		return -EINVAL;
-	}
-}
-
-/* The driver may leave encoding and quantization to its colorspace's defaults. */
-static void describe_colour(const struct v4l2_pix_format *pix, struct llmem_v4l2_format *f)
-{
-	uint32_t enc = pix->ycbcr_enc, quant = pix->quantization;
-
-	if (enc == V4L2_YCBCR_ENC_DEFAULT)
-		enc = V4L2_MAP_YCBCR_ENC_DEFAULT(pix->colorspace);
-	if (quant == V4L2_QUANTIZATION_DEFAULT)
-		quant = V4L2_MAP_QUANTIZATION_DEFAULT(0, pix->colorspace, enc);
-	f->encoding = enc == V4L2_YCBCR_ENC_709 ? LLMEM_YCBCR_BT709 : LLMEM_YCBCR_BT601;
-	f->range = quant == V4L2_QUANTIZATION_FULL_RANGE ? LLMEM_YCBCR_FULL_RANGE
-							 : LLMEM_YCBCR_LIMITED_RANGE;
-}
-
-LLMEM_PUBLIC int llmem_v4l2_set_format(struct llmem_v4l2 *dev, uint32_t fourcc, uint32_t width,
-				       uint32_t height, struct llmem_v4l2_format *out)
-{
-	struct v4l2_format fmt = { .type = V4L2_BUF_TYPE_VIDEO_CAPTURE };
-	struct llmem_v4l2_format agreed = { 0 };
-	char want[5], got[5];
-	int ret;
-
-	if (!dev)
-		return llmem_error(-EINVAL, "llmem_v4l2_set_format: NULL device");
-	if (fourcc != V4L2_PIX_FMT_YUYV && fourcc != V4L2_PIX_FMT_NV12)
-		return llmem_error(-EINVAL, "format %s: only YUYV and NV12 are supported",
-				   fourcc_str(fourcc, want));
-	if (!width || !height)
-		return llmem_error(-EINVAL, "size %ux%u: width and height must be non-zero", width,
-				   height);
-	fmt.fmt.pix.width = width;
-	fmt.fmt.pix.height = height;
-	fmt.fmt.pix.pixelformat = fourcc;
-	fmt.fmt.pix.field = V4L2_FIELD_NONE;
-	ret = V4L2_CALL(dev, VIDIOC_S_FMT, &fmt);
-	if (ret)
-		return ret;
-	if (fmt.fmt.pix.pixelformat != fourcc || fmt.fmt.pix.width != width ||
-	    fmt.fmt.pix.height != height)
-		return llmem_error(-EINVAL, "%s offers %ux%u %s instead of %ux%u %s", dev->path,
-				   fmt.fmt.pix.width, fmt.fmt.pix.height,
-				   fourcc_str(fmt.fmt.pix.pixelformat, got), width, height,
-				   fourcc_str(fourcc, want));
-	agreed.fourcc = fourcc;
-	agreed.width = width;
-	agreed.height = height;
-	agreed.bytesperline = fmt.fmt.pix.bytesperline;
-	agreed.sizeimage = fmt.fmt.pix.sizeimage;
-	describe_planes(&agreed);
-	describe_colour(&fmt.fmt.pix, &agreed);
-	dev->format = agreed;
-	if (out)
-		*out = agreed;
-	return 0;
+	return LLMEM_V4L2_CALL(dev, VIDIOC_S_INPUT, &input);
 }
 
 static int to_v4l2_memory(enum llmem_v4l2_memory memory)
@@ -232,25 +148,52 @@ static int to_v4l2_memory(enum llmem_v4l2_memory memory)
 	return -1;
 }
 
+/*
+ * The memory planes of the format the node has, for a caller that never
+ * set one (llmem_v4l2_set_format()): what DMA-BUFs it needs to be queued.
+ * A format of more planes than this library queues is left unknown, and
+ * queueing then fails with the count.
+ */
+static void learn_mem_planes(struct llmem_v4l2 *dev)
+{
+	struct v4l2_format fmt = { .type = dev->type };
+
+	if (LLMEM_V4L2_CALL(dev, VIDIOC_G_FMT, &fmt))
+		return;
+	if (!llmem_v4l2_is_mplane(dev)) {
+		dev->format.mem_planes = 1;
+		dev->format.mem_plane_size[0] = fmt.fmt.pix.sizeimage;
+		return;
+	}
+	if (fmt.fmt.pix_mp.num_planes > LLMEM_V4L2_MAX_MEM_PLANES)
+		return;
+	dev->format.mem_planes = fmt.fmt.pix_mp.num_planes;
+	for (uint32_t p = 0; p < fmt.fmt.pix_mp.num_planes; p++)
+		dev->format.mem_plane_size[p] = fmt.fmt.pix_mp.plane_fmt[p].sizeimage;
+}
+
 LLMEM_PUBLIC int llmem_v4l2_request_buffers(struct llmem_v4l2 *dev, enum llmem_v4l2_memory memory,
 					    uint32_t count)
 {
-	struct v4l2_requestbuffers req = { .count = count, .type = V4L2_BUF_TYPE_VIDEO_CAPTURE };
+	struct v4l2_requestbuffers req = { .count = count };
 	int ret;
 
 	if (!dev)
 		return llmem_error(-EINVAL, "llmem_v4l2_request_buffers: NULL device");
+	req.type = dev->type;
 	if (to_v4l2_memory(memory) < 0)
 		return llmem_error(-EINVAL, "llmem_v4l2_request_buffers: unknown memory %d",
 				   (int)memory);
 	if (dev->streaming)
 		return llmem_error(-EBUSY, "%s: stop streaming before changing buffers", dev->path);
 	req.memory = (uint32_t)to_v4l2_memory(memory);
-	ret = V4L2_CALL(dev, VIDIOC_REQBUFS, &req);
+	ret = LLMEM_V4L2_CALL(dev, VIDIOC_REQBUFS, &req);
 	if (ret)
 		return ret;
 	dev->memory = memory;
 	dev->count = req.count;
+	if (req.count && !dev->format.mem_planes)
+		learn_mem_planes(dev);
 	return (int)req.count;
 }
 
@@ -282,57 +225,137 @@ static int dmabuf_contiguous(int fd)
 	return !!(state.flags & LLMEM_DMABUF_CONTIGUOUS);
 }
 
-LLMEM_PUBLIC int llmem_v4l2_queue_dmabuf(struct llmem_v4l2 *dev, uint32_t index, int fd,
-					 uint32_t length)
+/*
+ * A struct v4l2_buffer for slot @index: on a multi-planar node with @planes
+ * (VIDEO_MAX_PLANES of them) for its memory planes, which the caller fills.
+ */
+static void buffer_init(const struct llmem_v4l2 *dev, struct v4l2_buffer *buf,
+			struct v4l2_plane *planes, uint32_t index, enum llmem_v4l2_memory memory)
 {
-	struct v4l2_buffer buf = {
+	*buf = (struct v4l2_buffer){
 		.index = index,
-		.type = V4L2_BUF_TYPE_VIDEO_CAPTURE,
-		.memory = V4L2_MEMORY_DMABUF,
-		.length = length,
+		.type = dev->type,
+		.memory = (uint32_t)to_v4l2_memory(memory),
 	};
+	if (llmem_v4l2_is_mplane(dev)) {
+		memset(planes, 0, VIDEO_MAX_PLANES * sizeof(*planes));
+		buf->m.planes = planes;
+		buf->length = dev->format.mem_planes ? dev->format.mem_planes : VIDEO_MAX_PLANES;
+	}
+}
+
+/*
+ * The bytes the device may write into @plane: its stated length, or the
+ * whole fd; -EINVAL when below the memory plane's size, which some kernels'
+ * videobuf2 answers by keeping a reference to the buffer.
+ */
+static int plane_length(struct llmem_v4l2 *dev, uint32_t p, const struct llmem_v4l2_plane *plane,
+			uint32_t *length)
+{
+	uint32_t need = dev->format.mem_plane_size[p];
+	off_t size;
+
+	*length = plane->length;
+	if (!*length || *length >= need) {
+		size = lseek(plane->fd, 0, SEEK_END);
+		/* EINVAL, as VIDIOC_QBUF itself answers an fd that is no DMA-BUF. */
+		if (size < 0)
+			return llmem_error(
+				-EINVAL,
+				"llmem_v4l2_queue_dmabuf: %s plane %u: fd %d is not a DMA-BUF (%s)",
+				dev->path, p, plane->fd, strerror(errno));
+		if (!*length || *length > size)
+			*length = size > UINT32_MAX ? UINT32_MAX : (uint32_t)size;
+	}
+	if (*length < need)
+		return llmem_error(-EINVAL,
+				   "llmem_v4l2_queue_dmabuf: %s plane %u: DMA-BUF %d offers %u "
+				   "bytes, the driver needs %u; refused before VIDIOC_QBUF",
+				   dev->path, p, plane->fd, *length, need);
+	return 0;
+}
+
+/* After an EFAULT from QBUF: whether scattered pages are the likely cause. */
+static int explain_efault(struct llmem_v4l2 *dev, const struct llmem_v4l2_plane *planes,
+			  uint32_t num_planes)
+{
+	for (uint32_t p = 0; p < num_planes; p++) {
+		/* videobuf2-dma-contig refuses a buffer it cannot map as one range. */
+		int contiguous = dmabuf_contiguous(planes[p].fd);
+
+		if (contiguous != 1)
+			return llmem_error(-EFAULT,
+					   "VIDIOC_QBUF on %s: Bad address: the driver (%s) cannot "
+					   "use DMA-BUF %d, whose pages %s; it probably needs "
+					   "physically contiguous memory: create the memory with "
+					   "LLMEM_MEMORY_CONTIGUOUS",
+					   dev->path, dev->driver, planes[p].fd,
+					   contiguous ? "may be scattered" : "are not contiguous");
+	}
+	return -EFAULT;
+}
+
+LLMEM_PUBLIC int llmem_v4l2_queue_dmabuf_planes(struct llmem_v4l2 *dev, uint32_t index,
+						const struct llmem_v4l2_plane *planes,
+						uint32_t num_planes)
+{
+	struct v4l2_plane vp[VIDEO_MAX_PLANES];
+	struct v4l2_buffer buf;
+	uint32_t length[LLMEM_V4L2_MAX_MEM_PLANES];
 	int ret = check_slot(dev, index, LLMEM_V4L2_MEMORY_DMABUF, "llmem_v4l2_queue_dmabuf");
-	int contiguous;
 
 	if (ret)
 		return ret;
-	if (length < dev->format.sizeimage)
-		return llmem_error(-EINVAL, "llmem_v4l2_queue_dmabuf: %u bytes, a frame needs %u",
-				   length, dev->format.sizeimage);
-	buf.m.fd = fd;
-	ret = V4L2_CALL(dev, VIDIOC_QBUF, &buf);
-	if (ret != -EFAULT)
-		return ret;
-	/* videobuf2-dma-contig refuses a buffer it cannot map as one range. */
-	contiguous = dmabuf_contiguous(fd);
-	if (contiguous != 1)
-		ret = llmem_error(-EFAULT,
-				  "VIDIOC_QBUF on %s: Bad address: the driver (%s) cannot use "
-				  "DMA-BUF %d, whose pages %s; it probably needs physically "
-				  "contiguous memory: create the memory with "
-				  "LLMEM_MEMORY_CONTIGUOUS",
-				  dev->path, dev->driver, fd,
-				  contiguous ? "may be scattered" : "are not contiguous");
-	return ret;
+	if (!planes || num_planes != dev->format.mem_planes)
+		return llmem_error(-EINVAL,
+				   "llmem_v4l2_queue_dmabuf: %u DMA-BUFs given, a frame of %s "
+				   "takes %u",
+				   planes ? num_planes : 0, dev->path, dev->format.mem_planes);
+	for (uint32_t p = 0; p < num_planes; p++) {
+		ret = plane_length(dev, p, &planes[p], &length[p]);
+		if (ret)
+			return ret;
+	}
+	buffer_init(dev, &buf, vp, index, LLMEM_V4L2_MEMORY_DMABUF);
+	if (llmem_v4l2_is_mplane(dev)) {
+		for (uint32_t p = 0; p < num_planes; p++) {
+			vp[p].m.fd = planes[p].fd;
+			vp[p].length = length[p];
+		}
+	} else {
+		buf.m.fd = planes[0].fd;
+		buf.length = length[0];
+	}
+	ret = LLMEM_V4L2_CALL(dev, VIDIOC_QBUF, &buf);
+	return ret == -EFAULT ? explain_efault(dev, planes, num_planes) : ret;
+}
+
+LLMEM_PUBLIC int llmem_v4l2_queue_dmabuf(struct llmem_v4l2 *dev, uint32_t index, int fd,
+					 uint32_t length)
+{
+	struct llmem_v4l2_plane plane = { .fd = fd, .length = length };
+
+	return llmem_v4l2_queue_dmabuf_planes(dev, index, &plane, 1);
 }
 
 LLMEM_PUBLIC int llmem_v4l2_queue(struct llmem_v4l2 *dev, uint32_t index)
 {
-	struct v4l2_buffer buf = {
-		.index = index,
-		.type = V4L2_BUF_TYPE_VIDEO_CAPTURE,
-		.memory = V4L2_MEMORY_MMAP,
-	};
+	struct v4l2_plane vp[VIDEO_MAX_PLANES];
+	struct v4l2_buffer buf;
 	int ret = check_slot(dev, index, LLMEM_V4L2_MEMORY_MMAP, "llmem_v4l2_queue");
 
-	return ret ? ret : V4L2_CALL(dev, VIDIOC_QBUF, &buf);
+	if (ret)
+		return ret;
+	buffer_init(dev, &buf, vp, index, LLMEM_V4L2_MEMORY_MMAP);
+	return LLMEM_V4L2_CALL(dev, VIDIOC_QBUF, &buf);
 }
 
-LLMEM_PUBLIC int llmem_v4l2_export(struct llmem_v4l2 *dev, uint32_t index, int *fd)
+LLMEM_PUBLIC int llmem_v4l2_export_plane(struct llmem_v4l2 *dev, uint32_t index, uint32_t plane,
+					 int *fd)
 {
 	struct v4l2_exportbuffer exp = {
-		.type = V4L2_BUF_TYPE_VIDEO_CAPTURE,
 		.index = index,
+		.plane = plane,
 		.flags = O_CLOEXEC | O_RDWR,
 	};
 	int ret = check_slot(dev, index, LLMEM_V4L2_MEMORY_MMAP, "llmem_v4l2_export");
@@ -341,21 +364,30 @@ LLMEM_PUBLIC int llmem_v4l2_export(struct llmem_v4l2 *dev, uint32_t index, int *
 		return ret;
 	if (!fd)
 		return llmem_error(-EINVAL, "llmem_v4l2_export: NULL fd");
-	ret = V4L2_CALL(dev, VIDIOC_EXPBUF, &exp);
+	if (plane && plane >= dev->format.mem_planes)
+		return llmem_error(-EINVAL, "llmem_v4l2_export: plane %u, a frame of %s has %u",
+				   plane, dev->path, dev->format.mem_planes);
+	exp.type = dev->type;
+	ret = LLMEM_V4L2_CALL(dev, VIDIOC_EXPBUF, &exp);
 	if (ret)
 		return ret;
 	*fd = exp.fd;
 	return 0;
 }
 
+LLMEM_PUBLIC int llmem_v4l2_export(struct llmem_v4l2 *dev, uint32_t index, int *fd)
+{
+	return llmem_v4l2_export_plane(dev, index, 0, fd);
+}
+
 LLMEM_PUBLIC int llmem_v4l2_stream_on(struct llmem_v4l2 *dev)
 {
-	int type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
-	int ret;
+	int type, ret;
 
 	if (!dev)
 		return llmem_error(-EINVAL, "llmem_v4l2_stream_on: NULL device");
-	ret = V4L2_CALL(dev, VIDIOC_STREAMON, &type);
+	type = (int)dev->type;
+	ret = LLMEM_V4L2_CALL(dev, VIDIOC_STREAMON, &type);
 	if (!ret)
 		dev->streaming = 1;
 	return ret;
@@ -363,12 +395,12 @@ LLMEM_PUBLIC int llmem_v4l2_stream_on(struct llmem_v4l2 *dev)
 
 LLMEM_PUBLIC int llmem_v4l2_stream_off(struct llmem_v4l2 *dev)
 {
-	int type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
-	int ret;
+	int type, ret;
 
 	if (!dev)
 		return llmem_error(-EINVAL, "llmem_v4l2_stream_off: NULL device");
-	ret = V4L2_CALL(dev, VIDIOC_STREAMOFF, &type);
+	type = (int)dev->type;
+	ret = LLMEM_V4L2_CALL(dev, VIDIOC_STREAMOFF, &type);
 	if (!ret)
 		dev->streaming = 0;
 	return ret;
@@ -377,7 +409,9 @@ LLMEM_PUBLIC int llmem_v4l2_stream_off(struct llmem_v4l2 *dev)
 LLMEM_PUBLIC int llmem_v4l2_dequeue(struct llmem_v4l2 *dev, int timeout_ms,
 				    struct llmem_v4l2_frame *frame)
 {
-	struct v4l2_buffer buf = { .type = V4L2_BUF_TYPE_VIDEO_CAPTURE };
+	struct v4l2_plane vp[VIDEO_MAX_PLANES];
+	struct v4l2_buffer buf;
+	uint32_t bytesused = 0;
 	struct pollfd pfd;
 	int ret;
 
@@ -394,16 +428,20 @@ LLMEM_PUBLIC int llmem_v4l2_dequeue(struct llmem_v4l2 *dev, int timeout_ms,
 		return llmem_error(-errno, "poll %s: %s", dev->path, strerror(errno));
 	if (ret == 0)
 		return llmem_error(-ETIMEDOUT, "%s: no frame within %d ms", dev->path, timeout_ms);
-	buf.memory = (uint32_t)to_v4l2_memory(dev->memory);
-	ret = V4L2_CALL(dev, VIDIOC_DQBUF, &buf);
+	buffer_init(dev, &buf, vp, 0, dev->memory);
+	ret = LLMEM_V4L2_CALL(dev, VIDIOC_DQBUF, &buf);
 	/* vb2 flags an empty queue as a poll error, and DQBUF then says EAGAIN. */
 	if (ret == -EAGAIN && (pfd.revents & POLLERR))
 		return llmem_error(-EAGAIN, "%s: no buffer is queued", dev->path);
 	if (ret)
 		return ret;
+	if (!llmem_v4l2_is_mplane(dev))
+		bytesused = buf.bytesused;
+	for (uint32_t p = 0; llmem_v4l2_is_mplane(dev) && p < buf.length; p++)
+		bytesused += vp[p].bytesused;
 	*frame = (struct llmem_v4l2_frame){
 		.index = buf.index,
-		.bytesused = buf.bytesused,
+		.bytesused = bytesused,
 		.sequence = buf.sequence,
 		.corrupted = !!(buf.flags & V4L2_BUF_FLAG_ERROR),
 		.timestamp_ns = (uint64_t)buf.timestamp.tv_sec * 1000000000u +
@@ -412,33 +450,16 @@ LLMEM_PUBLIC int llmem_v4l2_dequeue(struct llmem_v4l2 *dev, int timeout_ms,
 	return 0;
 }
 
-LLMEM_PUBLIC int llmem_v4l2_format_layout(const struct llmem_v4l2_format *f,
-					  struct llmem_frame_layout *layout)
-{
-	struct llmem_frame_constraints c;
-
-	if (!f || !layout)
-		return llmem_error(-EINVAL, "llmem_v4l2_format_layout: NULL %s",
-				   f ? "layout" : "format");
-	/* For YUYV and NV12 the V4L2 pixel format is the DRM fourcc. */
-	c = (struct llmem_frame_constraints){
-		.pitch = f->bytesperline,
-		.min_size = f->sizeimage,
-	};
-	return llmem_frame_layout_init(f->fourcc, f->width, f->height, &c, layout);
-}
-
 /* Whether the open node @fd captures with streaming I/O into DMA-BUFs. */
 static bool imports_dmabuf(int fd)
 {
 	struct v4l2_capability cap = { 0 };
-	struct v4l2_requestbuffers req = {
-		.type = V4L2_BUF_TYPE_VIDEO_CAPTURE,
-		.memory = V4L2_MEMORY_DMABUF,
-	};
+	struct v4l2_requestbuffers req = { .memory = V4L2_MEMORY_DMABUF };
 
-	if (ioctl(fd, VIDIOC_QUERYCAP, &cap) == -1 || !(cap.device_caps & V4L2_CAP_VIDEO_CAPTURE) ||
-	    !(cap.device_caps & V4L2_CAP_STREAMING))
+	if (ioctl(fd, VIDIOC_QUERYCAP, &cap) == -1)
+		return false;
+	req.type = capture_type(cap.device_caps);
+	if (!req.type)
 		return false;
 	/* A request of no buffers allocates nothing and reports what the
 	 * queue supports. */

@@ -23,6 +23,8 @@ static const uint32_t fourccs[] = {
 	FOURCC('Y', 'U', 'Y', 'V'),
 	FOURCC('N', 'V', '1', '2'),
 	FOURCC('A', 'B', '2', '4'),
+	/* V4L2's NV12M: a buffer per plane, laid out as DRM's NV12. */
+	FOURCC('N', 'M', '1', '2'),
 };
 
 /* Bytes per pixel of plane 0 times 2, and rows of plane 1 per row of plane 0 times 2. */
@@ -54,7 +56,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct llmem_frame_layout l;
 	struct llmem_v4l2_format f = { 0 };
 	uint8_t pick = fuzz_u8(&in);
-	uint32_t fourcc = pick < 240 ? fourccs[pick % 3] : fuzz_u32(&in);
+	uint32_t fourcc = pick < 240 ? fourccs[pick % 4] : fuzz_u32(&in);
 	uint32_t width = fuzz_u32(&in), height = fuzz_u32(&in);
 	int ret;
 
@@ -77,6 +79,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	f.height = height;
 	f.bytesperline = c.pitch;
 	f.sizeimage = (uint32_t)c.min_size;
+	f.mem_planes = fuzz_u8(&in) % 3;
+	f.mem_plane_size[0] = fuzz_u32(&in);
+	f.mem_plane_size[1] = fuzz_u32(&in);
+	f.plane_pitch[1] = fuzz_u32(&in);
 	ret = llmem_v4l2_format_layout(&f, &l);
 	if (ret > 0 || (ret < 0 && ret != -EINVAL && ret != -EOVERFLOW))
 		abort();

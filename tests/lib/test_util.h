@@ -47,8 +47,10 @@ int open_vivid_capture(void);
 
 /*
  * Finds the path of the nth (from 0) vivid single-planar capture node;
- * -ENODEV when there are fewer.  The rig loads vivid with n_devs=3 allocators=0,0,1:
- * instances 0 and 1 use videobuf2-vmalloc, 2 videobuf2-dma-contig.
+ * -ENODEV when there are fewer.  The rig loads vivid with n_devs=5
+ * allocators=0,0,1,0,0 multiplanar=1,1,1,2,1: instances 0 and 1 use
+ * videobuf2-vmalloc, 2 videobuf2-dma-contig; 3 is multi-planar (not counted
+ * here) and 4 is the camera fault tests' own (found by name).
  */
 int vivid_capture_path(int nth, char *path, size_t len);
 

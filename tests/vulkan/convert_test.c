@@ -86,6 +86,21 @@ TEST(layout_refusals)
 	ASSERT_EQ(llmem_frame_layout_init(DRM_FORMAT_ABGR8888, 65536, 65536, NULL, &l), -EOVERFLOW);
 }
 
+/* The largest difference of any channel between @rgba and @ref, both laid out as @l. */
+static int worst_of(const uint8_t *rgba, const uint8_t *ref, const struct llmem_frame_layout *l)
+{
+	int worst = 0;
+
+	for (uint32_t row = 0; row < l->height; row++)
+		for (uint32_t b = 0; b < l->width * 4; b++) {
+			size_t i = (size_t)row * l->pitch[0] + b;
+			int d = abs((int)rgba[i] - (int)ref[i]);
+
+			worst = d > worst ? d : worst;
+		}
+	return worst;
+}
+
 FIXTURE(convert)
 {
 	struct llmem_session *s;
@@ -257,7 +272,9 @@ TEST_F(convert, refusals)
 	ASSERT_EQ(llmem_buffer_create(self->m, &(struct llmem_buffer_create_info){ .size = 8192 },
 				      &b),
 		  0);
-	ci = (struct llmem_convert_info){ a, &yuyv, b, &rgba, 0, 0 };
+	ci = (struct llmem_convert_info){
+		.src = a, .src_layout = &yuyv, .dst = b, .dst_layout = &rgba
+	};
 	ASSERT_EQ(llmem_convert_to_rgba(&ci), 0);
 
 	ASSERT_EQ(llmem_convert_to_rgba(NULL), -EINVAL);
@@ -281,6 +298,165 @@ TEST_F(convert, refusals)
 	EXPECT_NE(strstr(llmem_last_error(), "needs 8192 bytes"), NULL);
 	llmem_buffer_destroy(a);
 	llmem_buffer_destroy(b);
+}
+
+/*
+ * NV12 whose CbCr plane is a buffer of its own (a camera's NV12M): each
+ * plane at offset 0 of its buffer, both pitched apart from the width, the
+ * Y buffer holding nothing else; within 2 of the reference, through a
+ * one-off conversion and a converter over two frames.
+ */
+TEST_F(convert, nv12_planes_apart_match_reference)
+{
+	struct llmem_frame_constraints c = { .pitch = 1024 };
+	struct llmem_frame_layout l, dst_l;
+	struct llmem_buffer *luma[2], *chroma[2], *dst;
+	struct llmem_converter *conv;
+	uint8_t *y_map[2], *c_map[2], *dst_map, *ref;
+	const uint32_t w = 998, h = 562;
+
+	ASSERT_EQ(llmem_frame_layout_init(DRM_FORMAT_NV12, w, h, &c, &l), 0);
+	l.offset[1] = 0;
+	l.pitch[1] = 1088;
+	ASSERT_EQ(llmem_frame_layout_init(DRM_FORMAT_ABGR8888, w, h, NULL, &dst_l), 0);
+	for (int f = 0; f < 2; f++) {
+		ASSERT_EQ(llmem_buffer_create(self->m,
+					      &(struct llmem_buffer_create_info){
+						      .size = (uint64_t)l.pitch[0] * h },
+					      &luma[f]),
+			  0);
+		ASSERT_EQ(llmem_buffer_create(self->m,
+					      &(struct llmem_buffer_create_info){
+						      .size = (uint64_t)l.pitch[1] * h / 2 },
+					      &chroma[f]),
+			  0);
+		ASSERT_EQ(llmem_buffer_map(luma[f], (void **)&y_map[f]), 0);
+		ASSERT_EQ(llmem_buffer_map(chroma[f], (void **)&c_map[f]), 0);
+		srand(17 + f);
+		for (uint64_t i = 0; i < llmem_buffer_size(luma[f]); i++)
+			y_map[f][i] = (uint8_t)rand();
+		for (uint64_t i = 0; i < llmem_buffer_size(chroma[f]); i++)
+			c_map[f][i] = (uint8_t)rand();
+	}
+	ASSERT_EQ(llmem_buffer_create(
+			  self->m, &(struct llmem_buffer_create_info){ .size = dst_l.size }, &dst),
+		  0);
+	ASSERT_EQ(llmem_buffer_map(dst, (void **)&dst_map), 0);
+	ref = malloc(dst_l.size);
+	ASSERT_NE(ref, NULL);
+
+	ASSERT_EQ(llmem_convert_to_rgba(&(struct llmem_convert_info){
+			  .src = luma[1],
+			  .src_layout = &l,
+			  .dst = dst,
+			  .dst_layout = &dst_l,
+			  .encoding = 1,
+			  .src_chroma = chroma[1],
+		  }),
+		  0)
+	TH_LOG("%s", llmem_last_error());
+	ref_nv12_to_rgba(y_map[1], l.pitch[0], c_map[1], l.pitch[1], w, h, 1, 0, ref,
+			 dst_l.pitch[0]);
+	EXPECT_LE(worst_of(dst_map, ref, &dst_l), 2);
+
+	ASSERT_EQ(llmem_converter_create(
+			  &(struct llmem_converter_create_info){
+				  .srcs = luma,
+				  .src_count = 2,
+				  .src_layout = &l,
+				  .dst = dst,
+				  .dst_layout = &dst_l,
+				  .chroma_srcs = chroma,
+			  },
+			  &conv),
+		  0)
+	TH_LOG("%s", llmem_last_error());
+	for (int f = 0; f < 2; f++) {
+		ASSERT_EQ(llmem_converter_run(conv, f), 0);
+		ref_nv12_to_rgba(y_map[f], l.pitch[0], c_map[f], l.pitch[1], w, h, 0, 0, ref,
+				 dst_l.pitch[0]);
+		EXPECT_LE(worst_of(dst_map, ref, &dst_l), 2) TH_LOG("frame %d", f);
+	}
+	llmem_converter_destroy(conv);
+	free(ref);
+	llmem_buffer_unmap(dst);
+	llmem_buffer_destroy(dst);
+	for (int f = 0; f < 2; f++) {
+		llmem_buffer_unmap(luma[f]);
+		llmem_buffer_unmap(chroma[f]);
+		llmem_buffer_destroy(luma[f]);
+		llmem_buffer_destroy(chroma[f]);
+	}
+}
+
+/* A CbCr buffer of its own is refused where it cannot be used, with the reason. */
+TEST_F(convert, nv12_planes_apart_refusals)
+{
+	struct llmem_frame_layout l, yuyv, rgba;
+	struct llmem_buffer *luma, *chroma, *small, *dst;
+	struct llmem_buffer *srcs[2], *chromas[2];
+	struct llmem_converter *conv = (struct llmem_converter *)1;
+	struct llmem_convert_info ci;
+
+	ASSERT_EQ(llmem_frame_layout_init(DRM_FORMAT_NV12, 64, 32, NULL, &l), 0);
+	l.offset[1] = 0;
+	ASSERT_EQ(llmem_frame_layout_init(DRM_FORMAT_YUYV, 64, 32, NULL, &yuyv), 0);
+	ASSERT_EQ(llmem_frame_layout_init(DRM_FORMAT_ABGR8888, 64, 32, NULL, &rgba), 0);
+	ASSERT_EQ(llmem_buffer_create(self->m,
+				      &(struct llmem_buffer_create_info){ .size = 64 * 32 }, &luma),
+		  0);
+	ASSERT_EQ(llmem_buffer_create(
+			  self->m, &(struct llmem_buffer_create_info){ .size = 64 * 16 }, &chroma),
+		  0);
+	ASSERT_EQ(llmem_buffer_create(
+			  self->m, &(struct llmem_buffer_create_info){ .size = 64 * 15 }, &small),
+		  0);
+	ASSERT_EQ(llmem_buffer_create(
+			  self->m, &(struct llmem_buffer_create_info){ .size = rgba.size }, &dst),
+		  0);
+	ci = (struct llmem_convert_info){
+		.src = luma, .src_layout = &l, .dst = dst, .dst_layout = &rgba, .src_chroma = chroma
+	};
+	ASSERT_EQ(llmem_convert_to_rgba(&ci), 0) TH_LOG("%s", llmem_last_error());
+	/* Without the CbCr buffer, the layout's CbCr plane would overlap the Y plane's
+	 * bytes, and the frame is larger than the Y buffer. */
+	ci.src_chroma = NULL;
+	EXPECT_EQ(llmem_convert_to_rgba(&ci), -EINVAL);
+	ci.src_chroma = small;
+	EXPECT_EQ(llmem_convert_to_rgba(&ci), -EINVAL);
+	EXPECT_NE(strstr(llmem_last_error(), "CbCr plane needs 1024 bytes"), NULL)
+	TH_LOG("%s", llmem_last_error());
+	ci.src_chroma = dst;
+	EXPECT_EQ(llmem_convert_to_rgba(&ci), -EINVAL);
+	EXPECT_NE(strstr(llmem_last_error(), "two buffers"), NULL);
+	ci.src_chroma = chroma;
+	ci.src = small;
+	EXPECT_EQ(llmem_convert_to_rgba(&ci), -EINVAL);
+	EXPECT_NE(strstr(llmem_last_error(), "Y plane needs 2048 bytes"), NULL);
+	ci.src = luma;
+	ci.src_layout = &yuyv;
+	EXPECT_EQ(llmem_convert_to_rgba(&ci), -EINVAL);
+	EXPECT_NE(strstr(llmem_last_error(), "only NV12"), NULL);
+	srcs[0] = srcs[1] = luma;
+	chromas[0] = chroma;
+	chromas[1] = NULL;
+	EXPECT_EQ(llmem_converter_create(
+			  &(struct llmem_converter_create_info){
+				  .srcs = srcs,
+				  .src_count = 2,
+				  .src_layout = &l,
+				  .dst = dst,
+				  .dst_layout = &rgba,
+				  .chroma_srcs = chromas,
+			  },
+			  &conv),
+		  -EINVAL);
+	EXPECT_NE(strstr(llmem_last_error(), "NULL chroma source 1"), NULL);
+	EXPECT_EQ(conv, NULL);
+	llmem_buffer_destroy(luma);
+	llmem_buffer_destroy(chroma);
+	llmem_buffer_destroy(small);
+	llmem_buffer_destroy(dst);
 }
 
 /* A converter recorded over three frame buffers converts whichever it is told. */

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A V4L2 capture node as v4l2.c (the node and its streaming) and
+ * v4l2_format.c (its formats) share it.
+ */
+#ifndef LLMEM_VIDEO_V4L2_H
+#define LLMEM_VIDEO_V4L2_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <linux/videodev2.h>
+
+#include <llmem/v4l2.h>
+
+struct llmem_v4l2 {
+	int fd;
+	char path[64];
+	char driver[16];
+	/* V4L2_BUF_TYPE_VIDEO_CAPTURE or V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE. */
+	uint32_t type;
+	enum llmem_v4l2_memory memory;
+	uint32_t count;
+	int streaming;
+	struct llmem_v4l2_format format;
+};
+
+static inline bool llmem_v4l2_is_mplane(const struct llmem_v4l2 *dev)
+{
+	return dev->type == V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE;
+}
+
+/* Runs one ioctl; on failure records which one, on which node, and why. */
+int llmem_v4l2_call(struct llmem_v4l2 *dev, unsigned long request, const char *name, void *arg);
+
+#define LLMEM_V4L2_CALL(dev, request, arg) llmem_v4l2_call(dev, request, #request, arg)
+
+#endif
