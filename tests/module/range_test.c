@@ -683,7 +683,7 @@ FIXTURE_SETUP(camera)
 	self->dev = llmem_open();
 	ASSERT_GE(self->dev, 0);
 	ASSERT_EQ(vivid_capture_path(variant->vivid, path, sizeof(path)), 0)
-	TH_LOG("the rig loads vivid with n_devs=3 allocators=0,0,1");
+	TH_LOG("the rig loads vivid with n_devs=5 allocators=0,0,1,0,0");
 	self->video = open(path, O_RDWR | O_CLOEXEC);
 	ASSERT_GE(self->video, 0);
 	ASSERT_EQ(xioctl(self->video, VIDIOC_S_INPUT, &input), 0);

@@ -68,7 +68,7 @@ FIXTURE_VARIANT_ADD(contig, yuyv_1920x1080){
 FIXTURE_SETUP(contig)
 {
 	ASSERT_EQ(vivid_capture_path(DMA_CONTIG_VIVID, self->path, sizeof(self->path)), 0)
-	TH_LOG("the rig loads vivid with n_devs=3 allocators=0,0,1");
+	TH_LOG("the rig loads vivid with n_devs=5 allocators=0,0,1,0,0");
 	ASSERT_EQ(vivid_static_pattern(self->path), 0);
 	VK_TEST_SESSION(self->s);
 	ASSERT_EQ(llmem_v4l2_open(self->path, &self->dev), 0);

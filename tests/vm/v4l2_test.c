@@ -230,7 +230,7 @@ TEST_F(v4l2, dmabuf_capture_into_foreign_buffers)
 	int fds[NBUFS];
 
 	ASSERT_EQ(vivid_capture_path(1, path, sizeof(path)), 0)
-	TH_LOG("the rig loads vivid with n_devs=3");
+	TH_LOG("the rig loads vivid with n_devs=5");
 	ASSERT_EQ(llmem_v4l2_set_format(self->dev, V4L2_PIX_FMT_YUYV, WIDTH, HEIGHT, NULL), 0);
 	ASSERT_EQ(llmem_v4l2_request_buffers(self->dev, LLMEM_V4L2_MEMORY_MMAP, NBUFS), NBUFS);
 	for (int i = 0; i < NBUFS; i++) {
