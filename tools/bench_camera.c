@@ -123,6 +123,7 @@ static int run(const struct cli_command *cmd, int argc, char **argv)
 			.device = NULL,
 			.buffers = 4,
 		},
+		.command = "llmem bench camera",
 	};
 	struct camera_result zero, copy;
 	int ret;

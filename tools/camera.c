@@ -25,9 +25,14 @@
 
 #define DEQUEUE_TIMEOUT_MS 10000
 
-static int fail(int err, const char *what)
+static const char *command(const struct camera_options *o)
 {
-	fprintf(stderr, "llmem camera: %s: %s\n", what, llmem_last_error());
+	return o->command ? o->command : "llmem camera";
+}
+
+static int fail(const struct camera_options *o, int err, const char *what)
+{
+	fprintf(stderr, "%s: %s: %s\n", command(o), what, llmem_last_error());
 	return err;
 }
 
@@ -105,8 +110,8 @@ static int capture(struct llmem_camera *cam, const struct camera_options *o,
 
 	ret = llmem_camera_start(cam);
 	if (ret)
-		return fail(ret, "start");
-	progress_start(&p, "llmem camera", "frames", o->frames, o->quiet);
+		return fail(o, ret, "start");
+	progress_start(&p, command(o), "frames", o->frames, o->quiet);
 	start = wall_us();
 	for (uint32_t n = 0; n < o->frames; n++) {
 		struct llmem_camera_frame f;
@@ -114,7 +119,7 @@ static int capture(struct llmem_camera *cam, const struct camera_options *o,
 
 		ret = llmem_camera_next(cam, DEQUEUE_TIMEOUT_MS, &f);
 		if (ret)
-			return fail(ret, "next frame");
+			return fail(o, ret, "next frame");
 		cpu_us[n] = thread_cpu_us() - cpu0;
 		convert_us[n] = f.convert_ns / 1e3;
 		r->bytes_copied_per_frame = f.bytes_copied;
@@ -131,14 +136,14 @@ static int capture(struct llmem_camera *cam, const struct camera_options *o,
 					 r->info.rgba_layout.pitch[0]);
 		ret = llmem_camera_release(cam, &f);
 		if (ret)
-			return fail(ret, "release frame");
+			return fail(o, ret, "release frame");
 		progress_step(&p, n + 1);
 	}
 	progress_end(&p);
 	r->seconds = (wall_us() - start) / 1e6;
 	r->frames = o->frames;
 	ret = llmem_camera_stop(cam);
-	return ret ? fail(ret, "stop") : 0;
+	return ret ? fail(o, ret, "stop") : 0;
 }
 
 /* The contact sheet and the plot, from the frames in capture order. */
@@ -158,7 +163,7 @@ static int write_pictures(const struct camera_options *o, const struct report_sh
 
 int camera_run(const struct camera_options *o, struct camera_result *r)
 {
-	struct llmem_session_create_info sci = { .app_name = "llmem camera" };
+	struct llmem_session_create_info sci = { .app_name = command(o) };
 	struct llmem_session *session = NULL;
 	struct llmem_camera *cam = NULL;
 	double *cpu_us = NULL, *convert_us = NULL;
@@ -171,7 +176,7 @@ int camera_run(const struct camera_options *o, struct camera_result *r)
 		made_dir = mkdir(o->out_dir, 0755) == 0;
 		if (!made_dir && errno != EEXIST) {
 			ret = -errno;
-			fprintf(stderr, "llmem camera: %s: %s\n", o->out_dir, strerror(errno));
+			fprintf(stderr, "%s: %s: %s\n", command(o), o->out_dir, strerror(errno));
 			return ret;
 		}
 	}
@@ -179,24 +184,23 @@ int camera_run(const struct camera_options *o, struct camera_result *r)
 	convert_us = calloc(o->frames, sizeof(double));
 	if (!cpu_us || !convert_us) {
 		ret = -ENOMEM;
-		fprintf(stderr, "llmem camera: out of memory\n");
+		fprintf(stderr, "%s: out of memory\n", command(o));
 		goto out_free;
 	}
 	ret = llmem_session_create(&sci, &session);
 	if (ret) {
-		fail(ret, "Vulkan session");
+		fail(o, ret, "Vulkan session");
 		goto out_free;
 	}
 	ret = llmem_camera_open(session, &o->create, &cam);
 	if (ret) {
-		fail(ret, "open camera");
+		fail(o, ret, "open camera");
 		goto out_session;
 	}
 	llmem_camera_get_info(cam, &r->info);
 	if (!o->create.device && !o->quiet)
-		fprintf(stderr,
-			"llmem camera: %s (%s), the first capture node that imports DMA-BUFs\n",
-			r->info.device, r->info.driver);
+		fprintf(stderr, "%s: %s (%s), the first capture node that imports DMA-BUFs\n",
+			command(o), r->info.device, r->info.driver);
 	ret = o->out_dir ? report_sheet_init(&sheet, o->frames, r->info.rgba_layout.width,
 					     r->info.rgba_layout.height)
 			 : 0;

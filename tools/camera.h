@@ -19,6 +19,8 @@ struct camera_options {
 	uint32_t frames;
 	const char *out_dir; /* NULL: no PNGs */
 	bool quiet; /* no progress, no word on the device chosen */
+	/* What messages name as the command; NULL: "llmem camera". */
+	const char *command;
 };
 
 struct camera_result {
