@@ -435,6 +435,7 @@ LLMEM_PUBLIC int llmem_session_create(const struct llmem_session_create_info *in
 	pthread_mutex_init(&s->queue_lock, NULL);
 	pthread_mutex_init(&s->pipelines_lock, NULL);
 	pthread_mutex_init(&s->extras_lock, NULL);
+	pthread_mutex_init(&s->formats_lock, NULL);
 
 	/* Vulkan 1.2 brings the driver name; older loaders get 1.1, enough for the rest. */
 	if (vkEnumerateInstanceVersion(&api_version) != VK_SUCCESS ||
@@ -502,11 +503,31 @@ LLMEM_PUBLIC int llmem_session_destroy(struct llmem_session *s)
 	}
 	if (s->instance)
 		vkDestroyInstance(s->instance, NULL);
+	pthread_mutex_destroy(&s->formats_lock);
 	pthread_mutex_destroy(&s->extras_lock);
 	pthread_mutex_destroy(&s->pipelines_lock);
 	pthread_mutex_destroy(&s->queue_lock);
 	free(s);
 	return 0;
+}
+
+void llmem_session_format_properties(struct llmem_session *s, VkFormat format,
+				     VkFormatProperties *props)
+{
+	if ((uint32_t)format >= LLMEM_CORE_FORMATS) {
+		vkGetPhysicalDeviceFormatProperties(s->physical, format, props);
+		return;
+	}
+	if (!atomic_load_explicit(&s->format_known[format], memory_order_acquire)) {
+		pthread_mutex_lock(&s->formats_lock);
+		if (!atomic_load_explicit(&s->format_known[format], memory_order_relaxed)) {
+			vkGetPhysicalDeviceFormatProperties(s->physical, format,
+							    &s->format_props[format]);
+			atomic_store_explicit(&s->format_known[format], true, memory_order_release);
+		}
+		pthread_mutex_unlock(&s->formats_lock);
+	}
+	*props = s->format_props[format];
 }
 
 int llmem_session_extra(struct llmem_session *s, enum llmem_session_extra_id id,

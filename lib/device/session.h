@@ -31,6 +31,9 @@ struct llmem_session_extra {
 	void (*destroy)(void *object);
 };
 
+/* The formats of Vulkan 1.0's core, every one an llmem image can have. */
+#define LLMEM_CORE_FORMATS (VK_FORMAT_ASTC_12x12_SRGB_BLOCK + 1)
+
 struct llmem_session {
 	VkInstance instance;
 	VkDebugUtilsMessengerEXT messenger;
@@ -79,8 +82,22 @@ struct llmem_session {
 	pthread_mutex_t extras_lock;
 	struct llmem_session_extra extras[LLMEM_SESSION_EXTRAS];
 
+	/* llmem_session_format_properties(): the core formats' properties,
+	 * each asked of the driver once, under formats_lock. */
+	pthread_mutex_t formats_lock;
+	atomic_bool format_known[LLMEM_CORE_FORMATS];
+	VkFormatProperties format_props[LLMEM_CORE_FORMATS];
+
 	atomic_int memories;
 };
+
+/*
+ * vkGetPhysicalDeviceFormatProperties(), asked once per session for a core
+ * format: image creation asks for each image, and the driver's answer cost
+ * more than the rest of the image's bookkeeping.  Thread-safe.
+ */
+void llmem_session_format_properties(struct llmem_session *s, VkFormat format,
+				     VkFormatProperties *props);
 
 /**
  * llmem_session_extra() - the object @id a higher tier keeps for the

@@ -191,7 +191,7 @@ static uint32_t default_usage_mask(struct llmem_session *s, const struct llmem_i
 	VkFormatProperties fp;
 	uint32_t mask = ~0u;
 
-	vkGetPhysicalDeviceFormatProperties(s->physical, img->format, &fp);
+	llmem_session_format_properties(s, img->format, &fp);
 	features = img->tiling == VK_IMAGE_TILING_LINEAR ? fp.linearTilingFeatures
 							 : fp.optimalTilingFeatures;
 	if (!(features & VK_FORMAT_FEATURE_STORAGE_IMAGE_BIT))
@@ -244,7 +244,8 @@ LLMEM_PUBLIC int llmem_image_create(struct llmem_memory *m,
 	if (!img)
 		return llmem_error(-ENOMEM, "image: out of memory");
 	img->obj.kind = LLMEM_OBJECT_IMAGE;
-	snprintf(img->obj.name, sizeof(img->obj.name), "%s", info->name ? info->name : "");
+	if (info->name)
+		snprintf(img->obj.name, sizeof(img->obj.name), "%s", info->name);
 	img->usage = info->usage ? info->usage : LLMEM_IMAGE_DEFAULT_USAGE;
 	/* GENERAL serves every usage, so callers never see UNDEFINED; the
 	 * move there is deferred to the next submission (device/submit.h). */

@@ -51,7 +51,7 @@ static int check_view_info(struct llmem_session *s, const struct llmem_image *im
 					    "edge or to border");
 	if (vi->address_mode == LLMEM_ADDRESS_MIRROR_CLAMP_TO_EDGE && !s->mirror_clamp_to_edge)
 		return llmem_error(-ENOTSUP, "image view: the device has no mirror clamp to edge");
-	vkGetPhysicalDeviceFormatProperties(s->physical, img->format, &fp);
+	llmem_session_format_properties(s, img->format, &fp);
 	if (vi->filter == LLMEM_FILTER_LINEAR &&
 	    !(fp.optimalTilingFeatures & VK_FORMAT_FEATURE_SAMPLED_IMAGE_FILTER_LINEAR_BIT))
 		return llmem_error(-ENOTSUP, "image view: format %d cannot be filtered linearly",
