@@ -456,18 +456,16 @@ TEST_F_TIMEOUT(fault, objects, 600)
 TEST_F_TIMEOUT(fault, host_memory, 600)
 {
 	struct llmem_session_info si;
-	struct fault_op import = { "llmem_memory_import_host",
-				   setup_host_import,
-				   run_import_host,
-				   undo_nothing,
-				   teardown_scratch,
-				   state };
-	struct fault_op wrap = { "llmem_memory_create_from_host",
-				 NULL,
-				 run_memory_from_host,
-				 undo_memory,
-				 NULL,
-				 state };
+	struct fault_op import = { .name = "llmem_memory_import_host",
+				   .setup = setup_host_import,
+				   .run = run_import_host,
+				   .undo = undo_nothing,
+				   .teardown = teardown_scratch,
+				   .state = state };
+	struct fault_op wrap = { .name = "llmem_memory_create_from_host",
+				 .run = run_memory_from_host,
+				 .undo = undo_memory,
+				 .state = state };
 
 	ASSERT_EQ(llmem_session_get_info(self->s, &si), 0);
 	ASSERT_NE(si.caps & LLMEM_CAP_HOST_POINTER_IMPORT, 0)
@@ -502,11 +500,14 @@ TEST_F_TIMEOUT(fault, queues_and_events, 600)
 /* The converter's recorded command buffers, and a user kernel's pipeline. */
 TEST_F_TIMEOUT(fault, converter_and_kernel, 600)
 {
-	struct fault_op conv = { "llmem_converter_create", NULL, run_converter,
-				 undo_converter,	   NULL, state };
-	struct fault_op kernel = {
-		"llmem_kernel_create", NULL, run_kernel, undo_kernel, NULL, state
-	};
+	struct fault_op conv = { .name = "llmem_converter_create",
+				 .run = run_converter,
+				 .undo = undo_converter,
+				 .state = state };
+	struct fault_op kernel = { .name = "llmem_kernel_create",
+				   .run = run_kernel,
+				   .undo = undo_kernel,
+				   .state = state };
 
 	ASSERT_EQ(llmem_frame_layout_init(DRM_FORMAT_YUYV, 64, 32, NULL, &conv_src_l), 0);
 	ASSERT_EQ(llmem_frame_layout_init(DRM_FORMAT_ABGR8888, 64, 32, NULL, &conv_dst_l), 0);
