@@ -7,6 +7,9 @@
 #   make demo         the zero-copy camera demo in the 6.12 VM (KVER=6.1 for 6.1)
 #   make check        every test: host, Vulkan, and the VM on both kernels
 #   make module       build llmem.ko (KVER=6.1 by default, 6.12 or a full version)
+#   make check-debug  the module and uapi-fuzz tests on a 6.12 kernel built
+#                     here with KASAN, lockdep and kmemleak (cached in
+#                     build/debug-kernel; the first build takes hours)
 #   make fuzz         the long fuzz runs: each libFuzzer target for
 #                     FUZZ_SECONDS (600), then a million /dev/llmem calls in
 #                     the VM on each kernel (FUZZ_CALLS, FUZZ_SEED)
@@ -23,7 +26,7 @@ FUZZ_CALLS ?= 1000000
 FUZZ_SEED ?=
 FUZZ_SECONDS ?= 600
 
-.PHONY: all setup demo check fuzz module vm lint tiers dkms-install clean
+.PHONY: all setup demo check check-debug fuzz module vm lint tiers dkms-install clean
 
 all: $(BUILD)/build.ninja
 	ninja -C $(BUILD)
@@ -39,6 +42,9 @@ demo: setup
 
 check: setup
 	scripts/check
+
+check-debug: all
+	scripts/check-debug
 
 module:
 	scripts/build-module $(or $(KVER),6.1)
