@@ -72,6 +72,7 @@ FIXTURE_TEARDOWN(fault_vm)
 	EXPECT_EQ(llmem_memory_destroy(self->ranged), 0);
 	EXPECT_EQ(llmem_memory_destroy(self->shared), 0);
 	llmem_session_destroy(self->s);
+	EXPECT_EQ(fault_leak_check(), 0);
 }
 
 typedef FIXTURE_DATA(fault_vm) fault_t;
