@@ -126,8 +126,8 @@ static bool queue_caps(int fd, uint32_t type, bool *requests)
 
 /*
  * The node's kind (0: none), whether multi-planar, and whether it matches
- * @info; in @err (0 first) the errno of a QUERYCAP or ENUM_FMT that gave no
- * answer, when the node could not be told apart.
+ * @info; in @err the errno of a QUERYCAP or ENUM_FMT that gave no answer,
+ * when the node could not be told apart (0 otherwise).
  */
 static uint32_t classify(int fd, const struct llmem_codec_find_info *info, bool *mplane,
 			 bool *matches, char driver[16], int *err)
@@ -138,6 +138,9 @@ static uint32_t classify(int fd, const struct llmem_codec_find_info *info, bool 
 
 	*matches = false;
 	*err = xioctl(fd, VIDIOC_QUERYCAP, &cap);
+	/* ENOTTY: not a V4L2 node at all, which is an answer. */
+	if (*err == -ENOTTY)
+		*err = 0;
 	if (*err)
 		return 0;
 	caps = cap.capabilities & V4L2_CAP_DEVICE_CAPS ? cap.device_caps : cap.capabilities;
