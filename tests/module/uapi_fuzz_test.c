@@ -58,8 +58,13 @@ static struct {
 	size_t len;
 } maps[MAPS];
 static pthread_mutex_t maps_lock = PTHREAD_MUTEX_INITIALIZER;
-/* A page with no access, for arguments the kernel must not read. */
-static uint8_t *guard;
+/*
+ * Per thread, a page with no access, for arguments the kernel must not
+ * read, after a writable one that arguments straddle into it: a thread's
+ * own, so that no other thread rewrites an argument between its memcpy and
+ * the ioctl the prediction was made for.
+ */
+static uint8_t *guards[MAX_THREADS];
 static uint64_t seed;
 static atomic_int failures;
 static atomic_long calls_done;
@@ -264,7 +269,8 @@ static void fill_arg(struct rng *r, unsigned int cmd, uint8_t *arg, size_t len)
 		u.info.fd = fuzz_fd_field(r);
 		u.info.flags = fuzz_zero(r);
 		if (chance(r, 50)) {
-			u.info.importers_ptr = chance(r, 20) ? (uintptr_t)guard : (uintptr_t)names;
+			u.info.importers_ptr =
+				chance(r, 20) ? (uintptr_t)guards[r->thread] : (uintptr_t)names;
 			u.info.importers_len = chance(r, 10) ? (uint32_t)next(r) : 4;
 		}
 		/* Out fields a caller left dirty are not read. */
@@ -361,14 +367,14 @@ static void fuzz_dev_ioctl(struct rng *r)
 	if (where < 4) {
 		arg = NULL;
 	} else if (where < 8) {
-		arg = guard;
+		arg = guards[r->thread];
 	} else if (where < 12 && usize > 1 && usize <= sizeof(buf)) {
-		arg = guard - usize / 2;
+		arg = guards[r->thread] - usize / 2;
 		memcpy(arg, buf, usize / 2);
 	} else if (where < 14) {
 		arg = (uint8_t *)(uintptr_t)0xffffffff81000000ULL;
 	}
-	readable = arg == buf ? usize : arg == guard - usize / 2 ? usize / 2 : 0;
+	readable = arg == buf ? usize : arg == guards[r->thread] - usize / 2 ? usize / 2 : 0;
 	allowed = predict(cmd, usize, buf, readable, sizeof(buf));
 	asked = ((struct llmem_alloc *)buf)->size;
 
@@ -478,13 +484,13 @@ static void fuzz_dmabuf_ioctl(struct rng *r)
 
 	switch (below(r, 3)) {
 	case 0:
-		ioctl(fd, DMA_BUF_IOCTL_SYNC, chance(r, 5) ? (void *)guard : &sync);
+		ioctl(fd, DMA_BUF_IOCTL_SYNC, chance(r, 5) ? (void *)guards[r->thread] : &sync);
 		break;
 	case 1:
 		for (size_t i = 0; i < sizeof(name); i++)
 			name[i] = (char)(' ' + below(r, 95));
 		name[below(r, sizeof(name))] = 0;
-		ioctl(fd, DMA_BUF_SET_NAME_B, chance(r, 5) ? (void *)guard : name);
+		ioctl(fd, DMA_BUF_SET_NAME_B, chance(r, 5) ? (void *)guards[r->thread] : name);
 		break;
 	case 2: {
 		/* llmem's commands on any fd, not only /dev/llmem. */
@@ -713,14 +719,14 @@ TEST_F_TIMEOUT(fuzz, uapi, 7200)
 	before = llmem_live_pages();
 	ASSERT_GE(before, 0) TH_LOG("seed=0x%" PRIx64 ": debugfs counter unreadable", seed);
 
-	guard = mmap(NULL, PAGE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	ASSERT_NE(guard, MAP_FAILED);
-	/* The page before the guard is writable: arguments straddle the two. */
-	ASSERT_EQ(munmap(guard, PAGE), 0);
-	guard = mmap(NULL, 2 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	ASSERT_NE(guard, MAP_FAILED);
-	guard += PAGE;
-	ASSERT_EQ(mprotect(guard, PAGE, PROT_NONE), 0);
+	for (int i = 0; i < threads; i++) {
+		uint8_t *g = mmap(NULL, 2 * PAGE, PROT_READ | PROT_WRITE,
+				  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		ASSERT_NE(g, MAP_FAILED);
+		guards[i] = g + PAGE;
+		ASSERT_EQ(mprotect(guards[i], PAGE, PROT_NONE), 0);
+	}
 
 	for (int i = 0; i < SLOTS; i++)
 		atomic_store(&slots[i], -1);
