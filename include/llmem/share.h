@@ -443,7 +443,8 @@ int llmem_share_send_page(int sock, struct llmem_memory *memory, uint32_t page);
  * @capacity: entries in @objects and @buffers.
  * @page: receives the new page's index.
  *
- * Blocking.  The page stays in @memory until the memory is destroyed.
+ * Blocking.  The page stays in @memory until the memory is destroyed; a
+ * receive that fails keeps no page.
  *
  * Return: the number of objects received; -EINVAL for NULL arguments or a
  * memory not made for imports; -EPROTO for a message that is not a page;
