@@ -8,6 +8,9 @@
 #                     FRAMES=N frames, SIZE=WxH)
 #   make check        every test: host, Vulkan, and the VM on both kernels
 #   make module       build llmem.ko (KVER=6.1 by default, 6.12 or a full version)
+#   make check-debug  the module and uapi-fuzz tests on a 6.12 kernel built
+#                     here with KASAN, lockdep and kmemleak (cached in
+#                     build/debug-kernel; the first build takes hours)
 #   make fuzz         the long fuzz runs: each libFuzzer target for
 #                     FUZZ_SECONDS (600), then a million /dev/llmem calls in
 #                     the VM on each kernel (FUZZ_CALLS, FUZZ_SEED)
@@ -24,7 +27,7 @@ FUZZ_CALLS ?= 1000000
 FUZZ_SEED ?=
 FUZZ_SECONDS ?= 600
 
-.PHONY: all setup demo check fuzz module vm lint tiers dkms-install clean
+.PHONY: all setup demo check check-debug fuzz module vm lint tiers dkms-install clean
 
 all: $(BUILD)/build.ninja
 	ninja -C $(BUILD)
@@ -41,6 +44,9 @@ demo: setup
 
 check: setup
 	scripts/check
+
+check-debug: all
+	scripts/check-debug
 
 module:
 	scripts/build-module $(or $(KVER),6.1)

@@ -116,8 +116,9 @@ int llmem_codec_find(const struct llmem_codec_find_info *info, char *path, size_
  * to here.
  *
  * Return: 0; -ENOENT, -EACCES... from open(); -ENODEV when the node is no
- * memory-to-memory device or is none of the kinds above; -EINVAL for NULL
- * arguments; -ENOMEM.
+ * memory-to-memory device or is none of the kinds above; the driver's errno
+ * when VIDIOC_QUERYCAP or VIDIOC_ENUM_FMT fails otherwise than a node that
+ * is not V4L2 or a list's end; -EINVAL for NULL arguments; -ENOMEM.
  */
 int llmem_codec_open(const char *path, struct llmem_codec **out);
 

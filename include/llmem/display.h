@@ -260,7 +260,8 @@ struct llmem_display_info {
  * side only is 0, no connector @connector_id, or no mode of the size asked
  * for (the message lists the sizes there are); -ENODEV when the device is
  * not a KMS device or, without a device given, none qualifies (the message
- * says what each lacked), or no output connector is connected; -ENOTSUP for
+ * says what each lacked; -EMFILE, -ENFILE or -ENOMEM instead when a card
+ * could not be probed for want of them), or no output connector is connected; -ENOTSUP for
  * a device that imports no DMA-BUFs, takes no atomic commits or, with
  * LLMEM_DISPLAY_WRITEBACK, has no writeback connector; open()'s and the
  * driver's errno, named with the call and the device; -ENOMEM.

@@ -215,8 +215,10 @@ enum llmem_export_flags {
  *	offsets in it, what DRM/KMS (drmModeAddFB2) and codecs that take an
  *	offset want.
  *
- * Return: 0; -EINVAL for NULL arguments, unknown flags, a layout that does
- * not fit the buffer, or with LLMEM_EXPORT_NO_OFFSET a frame that does not
+ * Return: 0; -EINVAL for NULL arguments, unknown flags, a layout that is
+ * not of a format llmem_frame_layout_init() makes (fourcc, planes, linear
+ * modifier) or has a plane outside its size, a layout that does not fit the
+ * buffer, or with LLMEM_EXPORT_NO_OFFSET a frame that does not
  * start at the fd's first byte (the message says where it starts); the
  * errors of llmem_buffer_export_range() with LLMEM_EXPORT_RANGE; -ENOTSUP
  * when the buffer's memory is not shared.
@@ -441,7 +443,8 @@ int llmem_share_send_page(int sock, struct llmem_memory *memory, uint32_t page);
  * @capacity: entries in @objects and @buffers.
  * @page: receives the new page's index.
  *
- * Blocking.  The page stays in @memory until the memory is destroyed.
+ * Blocking.  The page stays in @memory until the memory is destroyed; a
+ * receive that fails keeps no page.
  *
  * Return: the number of objects received; -EINVAL for NULL arguments or a
  * memory not made for imports; -EPROTO for a message that is not a page;

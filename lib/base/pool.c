@@ -17,6 +17,7 @@
 
 #include "base/block.h"
 #include "base/error.h"
+#include "base/pool.h"
 
 struct page {
 	struct llmem_block *block; /* NULL: the index is free */
@@ -254,6 +255,18 @@ static struct page *page_of(const struct llmem_pool *pool, uint64_t handle)
 	if (!pool || (handle >> 32) == 0 || index >= pool->page_limit || !pool->pages[index].block)
 		return NULL;
 	return &pool->pages[index];
+}
+
+int llmem_pool_remove_page(struct llmem_pool *pool, uint32_t index)
+{
+	struct page *p = index < pool->page_limit ? &pool->pages[index] : NULL;
+
+	if (!p || !p->block || !p->kept)
+		return llmem_error(-EINVAL, "pool_remove_page: no added page %u", index);
+	if (llmem_block_objects(p->block))
+		return llmem_error(-EBUSY, "pool_remove_page: page %u holds objects", index);
+	release_page(pool, index);
+	return 0;
 }
 
 LLMEM_PUBLIC int llmem_pool_free(struct llmem_pool *pool, uint64_t handle)

@@ -87,13 +87,17 @@ static int open_device(struct llmem_display *d, const char *path, uint32_t flags
 	return 0;
 }
 
-/* The first card that can be the display, or -ENODEV saying what each lacked. */
+/*
+ * The first card that can be the display, or -ENODEV saying what each
+ * lacked; a card that could not be probed for want of fds or memory makes
+ * that the error instead, as it may be the one.
+ */
 static int find_device(struct llmem_display *d, uint32_t flags)
 {
 	struct llmem_drm_device devs[MAX_CARDS];
 	char why[512] = "";
 	size_t at = 0;
-	int n, err;
+	int n, err, ret = -ENODEV;
 
 	n = llmem_drm_list_devices(devs, MAX_CARDS);
 	if (n < 0)
@@ -105,13 +109,16 @@ static int find_device(struct llmem_display *d, uint32_t flags)
 			missing = lacks(&devs[i], flags, &err);
 			if (!missing)
 				return open_device(d, devs[i].path, flags);
+		} else if (devs[i].error == -EMFILE || devs[i].error == -ENFILE ||
+			   devs[i].error == -ENOMEM) {
+			ret = devs[i].error;
 		}
 		if (at < sizeof(why))
 			at += (size_t)snprintf(why + at, sizeof(why) - at, "%s%s (%s): %s",
 					       at ? "; " : ": ", devs[i].path, devs[i].driver,
 					       missing ? missing : strerror(-devs[i].error));
 	}
-	return llmem_error(-ENODEV,
+	return llmem_error(ret,
 			   "display: no DRM card does modesetting, imports DMA-BUFs and takes "
 			   "atomic commits%s",
 			   n ? why : " (/dev/dri has no card)");

@@ -7,6 +7,7 @@
 #include <llmem/frame.h>
 
 #include "base/error.h"
+#include "memory/frame.h"
 
 struct format_desc {
 	uint32_t fourcc;
@@ -117,5 +118,39 @@ LLMEM_PUBLIC int llmem_frame_layout_init(uint32_t fourcc, uint32_t width, uint32
 				   width, height, f->name, (unsigned long long)offset);
 	l.size = offset;
 	*layout = l;
+	return 0;
+}
+
+int llmem_frame_layout_check(const struct llmem_frame_layout *l, const char *what)
+{
+	const struct format_desc *f = NULL;
+
+	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
+		if (formats[i].fourcc == l->fourcc)
+			f = &formats[i];
+	if (!f)
+		return llmem_error(-EINVAL, "%s: fourcc 0x%08x is none of llmem's frame formats",
+				   what, l->fourcc);
+	if (l->num_planes != f->num_planes || l->modifier != DRM_FORMAT_MOD_LINEAR || !l->width ||
+	    !l->height)
+		return llmem_error(-EINVAL,
+				   "%s: a %ux%u %s frame of %u planes, modifier 0x%llx (%s has "
+				   "%u, linear)",
+				   what, l->width, l->height, f->name, l->num_planes,
+				   (unsigned long long)l->modifier, f->name, f->num_planes);
+	for (uint32_t p = 0; p < f->num_planes; p++) {
+		uint64_t row = (uint64_t)l->width * f->pair_bytes[p] / 2;
+		uint64_t rows = ((uint64_t)l->height * f->pair_rows[p] + 1) / 2;
+
+		/* pitch × rows < 2^64: both are below 2^32. */
+		if (l->pitch[p] < row || l->offset[p] > l->size ||
+		    (uint64_t)l->pitch[p] * rows > l->size - l->offset[p])
+			return llmem_error(-EINVAL,
+					   "%s: plane %u (offset %llu, pitch %u, %llu rows of %llu "
+					   "bytes) does not lie in the frame's %llu bytes",
+					   what, p, (unsigned long long)l->offset[p], l->pitch[p],
+					   (unsigned long long)rows, (unsigned long long)row,
+					   (unsigned long long)l->size);
+	}
 	return 0;
 }

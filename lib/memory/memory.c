@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "base/error.h"
+#include "base/pool.h"
 #include "device/session.h"
 #include "device/vk.h"
 #include "memory/backend.h"
@@ -404,4 +405,11 @@ int llmem_memory_adopt_page(struct llmem_memory *m, int fd, void *ptr, uint64_t 
 	m->import_ptr = NULL;
 	pthread_mutex_unlock(&m->lock);
 	return ret;
+}
+
+void llmem_memory_drop_page(struct llmem_memory *m, uint32_t page)
+{
+	pthread_mutex_lock(&m->lock);
+	llmem_pool_remove_page(m->pool, page);
+	pthread_mutex_unlock(&m->lock);
 }

@@ -157,4 +157,10 @@ int llmem_memory_page_opaque_fd(struct llmem_memory *m, uint32_t page, int *fd);
 int llmem_memory_adopt_page(struct llmem_memory *m, int fd, void *ptr, uint64_t size,
 			    uint32_t *page);
 
+/*
+ * Frees page @page that llmem_memory_adopt_page() added, while no object
+ * lies in it: undoes an import whose caller failed afterwards.
+ */
+void llmem_memory_drop_page(struct llmem_memory *m, uint32_t page);
+
 #endif

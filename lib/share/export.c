@@ -19,6 +19,7 @@
 
 #include "base/error.h"
 #include "memory/buffer.h"
+#include "memory/frame.h"
 
 /* llmem.ko cuts ranges in whole pages. */
 #define RANGE_ALIGN 4096u
@@ -152,8 +153,9 @@ LLMEM_PUBLIC int llmem_buffer_export_frame(struct llmem_buffer *b,
 	*out = (struct llmem_dmabuf_frame){ .fd = -1 };
 	if (flags & ~(uint32_t)(LLMEM_EXPORT_RANGE | LLMEM_EXPORT_NO_OFFSET))
 		return llmem_error(-EINVAL, "export frame: unknown flags 0x%x", flags);
-	if (layout->num_planes < 1 || layout->num_planes > LLMEM_FRAME_MAX_PLANES)
-		return llmem_error(-EINVAL, "export frame: %u planes", layout->num_planes);
+	ret = llmem_frame_layout_check(layout, "export frame");
+	if (ret)
+		return ret;
 	if (layout->size > b->size)
 		return llmem_error(-EINVAL,
 				   "export frame: the frame needs %llu bytes, the buffer has %llu",

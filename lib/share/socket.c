@@ -6,6 +6,7 @@
  * then a sub-region per object, so both processes address the same bytes.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -216,6 +217,7 @@ LLMEM_PUBLIC int llmem_share_recv_page(int sock, struct llmem_memory *memory,
 	struct llmem_allocation whole_alloc;
 	struct llmem_memory_info mi;
 	struct wire_header hdr;
+	bool imported = false;
 	int fd, ret;
 
 	if (!memory || !page || (capacity && (!objects || !buffers)))
@@ -253,10 +255,11 @@ LLMEM_PUBLIC int llmem_share_recv_page(int sock, struct llmem_memory *memory,
 	ret = llmem_memory_import_dmabuf(memory, fd, hdr.page_size, page);
 	if (ret)
 		goto out_free;
+	imported = true;
 	whole_ci.size = hdr.page_size;
 	ret = llmem_buffer_create(memory, &whole_ci, &whole);
 	if (ret)
-		goto out_free;
+		goto out_destroy;
 	llmem_buffer_get_allocation(whole, &whole_alloc);
 	if (whole_alloc.page != *page || whole_alloc.offset != 0) {
 		ret = llmem_error(-EBUSY, "receive page: another imported page of the memory had "
@@ -281,6 +284,9 @@ LLMEM_PUBLIC int llmem_share_recv_page(int sock, struct llmem_memory *memory,
 out_destroy:
 	/* The sub-regions keep the page-wide buffer alive. */
 	llmem_buffer_destroy(whole);
+	/* A failure keeps no page the caller was not told of. */
+	if (ret < 0 && imported)
+		llmem_memory_drop_page(memory, *page);
 out_free:
 	free(wire);
 out_close:

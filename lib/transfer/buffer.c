@@ -115,7 +115,7 @@ static int staged(struct llmem_queue *q, struct llmem_buffer *b, const struct re
 		VkCommandBuffer cmd = llmem_queue_begin_op(q);
 
 		if (!cmd)
-			return -EIO;
+			return q->record_error;
 		ret = llmem_queue_stage(q, bytes, STAGE_ALIGN, &sp);
 		if (ret)
 			return ret;
@@ -276,7 +276,7 @@ LLMEM_PUBLIC int llmem_enqueue_copy_buffer_rect(struct llmem_queue *q, struct ll
 		return ret;
 	cmd = llmem_queue_begin_op(q);
 	if (!cmd)
-		ret = -EIO;
+		ret = q->record_error;
 	else
 		llmem_cmd_copy_rows(cmd, src->vk, &a.src, dst->vk, &a.dst, a.w, a.h, a.d);
 	return llmem_queue_op_leave(q, ret, event);

@@ -257,7 +257,7 @@ static int record_fill(struct llmem_queue *q, struct llmem_buffer *b, uint64_t o
 	uint32_t word;
 
 	if (!llmem_queue_begin_op(q))
-		return -EIO;
+		return q->record_error;
 	switch (path) {
 	case FILL_BY_COPY:
 		return fill_by_copy(q, b, offset, end, end, end, pattern, psize);
@@ -486,7 +486,7 @@ LLMEM_PUBLIC int llmem_enqueue_clear_frame(struct llmem_queue *q, struct llmem_b
 	if (ret)
 		return ret;
 	if (!llmem_queue_begin_op(q))
-		ret = -EIO;
+		ret = q->record_error;
 	else if (shader)
 		clear_by_shader(q, b, p, &r);
 	else

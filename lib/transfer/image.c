@@ -256,7 +256,7 @@ static int buffer_image(struct llmem_queue *q, struct llmem_buffer *buf,
 	if (ret)
 		return ret;
 	if (!llmem_queue_open_record(q)) {
-		ret = -EIO;
+		ret = q->record_error;
 	} else {
 		all = (struct llmem_box){
 			0, 0, 0, a.extent.width, a.extent.height, a.extent.depth
@@ -349,7 +349,7 @@ LLMEM_PUBLIC int llmem_enqueue_clear_image(struct llmem_queue *q, struct llmem_i
 	if (ret)
 		return ret;
 	if (!llmem_queue_open_record(q)) {
-		ret = -EIO;
+		ret = q->record_error;
 	} else if (whole_image(&a)) {
 		memcpy(&v, color, sizeof(v));
 		llmem_cmd_barrier(q->open->cmd);
@@ -385,7 +385,7 @@ LLMEM_PUBLIC int llmem_enqueue_fill_image(struct llmem_queue *q, struct llmem_im
 	if (ret)
 		return ret;
 	if (!llmem_queue_open_record(q))
-		ret = -EIO;
+		ret = q->record_error;
 	else
 		ret = clear_by_copy(q, &a, texel);
 	return llmem_queue_op_leave(q, ret, event);
@@ -483,7 +483,7 @@ LLMEM_PUBLIC int llmem_enqueue_copy_image(struct llmem_queue *q, struct llmem_im
 	if (ret)
 		return ret;
 	if (!llmem_queue_open_record(q))
-		ret = -EIO;
+		ret = q->record_error;
 	else
 		record_image_copy(q->open->cmd, &s, &d);
 	return llmem_queue_op_leave(q, ret, event);

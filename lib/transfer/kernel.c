@@ -368,7 +368,7 @@ LLMEM_PUBLIC int llmem_enqueue_dispatch(struct llmem_queue *q, struct llmem_kern
 		return ret;
 	cmd = llmem_queue_begin_op(q);
 	if (cmd == VK_NULL_HANDLE) {
-		ret = -EIO;
+		ret = q->record_error;
 	} else {
 		vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, k->pipeline);
 		if (k->binding_count)

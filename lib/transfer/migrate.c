@@ -42,7 +42,7 @@ LLMEM_PUBLIC int llmem_enqueue_migrate_buffer(struct llmem_queue *q, struct llme
 		goto out_destroy;
 	cmd = llmem_queue_begin_op(q);
 	if (!cmd) {
-		ret = -EIO;
+		ret = q->record_error;
 	} else {
 		all = (struct llmem_lin){ 0, old->size, old->size };
 		llmem_cmd_copy_rows(cmd, old->vk, &all, fresh->vk, &all, old->size, 1, 1);
@@ -148,7 +148,7 @@ LLMEM_PUBLIC int llmem_enqueue_migrate_image(struct llmem_queue *q, struct llmem
 		goto out_destroy;
 	deferred = event || q->batch;
 	if (!llmem_queue_open_record(q))
-		ret = -EIO;
+		ret = q->record_error;
 	else if (deferred)
 		ret = llmem_queue_add_done(
 			q, &(struct llmem_done){ .kind = LLMEM_DONE_MIGRATED, .image = old });

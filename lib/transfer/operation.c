@@ -265,9 +265,10 @@ LLMEM_PUBLIC int llmem_queue_submit_batch(struct llmem_queue *q, struct llmem_ev
 	}
 	/* An empty batch still gets its sequence number, for its events. */
 	if (!llmem_queue_open_record(q)) {
+		ret = q->record_error;
 		llmem_queue_unlock(q);
 		free(ev);
-		return -EIO;
+		return ret;
 	}
 	q->open->recorded = true;
 	q->pending_event = ev;

@@ -221,7 +221,7 @@ struct llmem_record *llmem_queue_open_record(struct llmem_queue *q)
 
 		rec = calloc(1, sizeof(*rec));
 		if (!rec) {
-			llmem_error(-ENOMEM, "queue: out of memory");
+			q->record_error = llmem_error(-ENOMEM, "queue: out of memory");
 			return NULL;
 		}
 		r = vkAllocateCommandBuffers(dev, &ai, &rec->cmd);
@@ -230,14 +230,14 @@ struct llmem_record *llmem_queue_open_record(struct llmem_queue *q)
 		if (r == VK_SUCCESS && (q->flags & LLMEM_QUEUE_PROFILING))
 			r = vkCreateQueryPool(dev, &qi, NULL, &rec->timestamps);
 		if (r != VK_SUCCESS) {
-			llmem_vk_error(r, "queue: command buffer and fence");
+			q->record_error = llmem_vk_error(r, "queue: command buffer and fence");
 			record_free(q, rec);
 			return NULL;
 		}
 	}
 	r = vkBeginCommandBuffer(rec->cmd, &bi);
 	if (r != VK_SUCCESS) {
-		llmem_vk_error(r, "vkBeginCommandBuffer");
+		q->record_error = llmem_vk_error(r, "vkBeginCommandBuffer");
 		rec->next = q->free;
 		q->free = rec;
 		return NULL;
@@ -331,7 +331,7 @@ int llmem_queue_add_done(struct llmem_queue *q, const struct llmem_done *done)
 	struct llmem_record *rec = llmem_queue_open_record(q);
 
 	if (!rec)
-		return -EIO;
+		return q->record_error;
 	if (rec->done_count == rec->done_cap) {
 		uint32_t cap = rec->done_cap ? rec->done_cap * 2 : 8;
 		struct llmem_done *d = realloc(rec->done, cap * sizeof(*d));

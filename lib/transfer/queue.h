@@ -90,6 +90,8 @@ struct llmem_queue {
 	struct llmem_record *first, *last;
 	struct llmem_record *open;
 	struct llmem_record *free;
+	/* Why llmem_queue_open_record() last gave NULL (-ENOMEM, -EIO). */
+	int record_error;
 	bool batch;
 	int batch_error;
 	/* The event the operation under the lock hands out, allocated before it
@@ -144,7 +146,8 @@ struct llmem_span {
 
 /*
  * queue.c: records.  llmem_queue_open_record() gives the record being
- * filled, opened (and begun) on first use; NULL on error.
+ * filled, opened (and begun) on first use; NULL on error, its errno in
+ * q->record_error (and llmem_queue_begin_op()'s VK_NULL_HANDLE too).
  * llmem_queue_submit_open() ends and submits it; on failure it is dropped
  * with its staging.  llmem_queue_discard_open() drops it unsubmitted, its
  * host work not run (old copies of migrated objects destroyed when

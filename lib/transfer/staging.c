@@ -99,7 +99,7 @@ int llmem_queue_stage(struct llmem_queue *q, uint64_t size, uint64_t align, stru
 	int ret;
 
 	if (!llmem_queue_open_record(q))
-		return -EIO;
+		return q->record_error;
 	if (!q->ring) {
 		ret = ring_init(q);
 		if (ret)

@@ -159,7 +159,7 @@ LLMEM_PUBLIC int llmem_queue_signal_sync_file(struct llmem_queue *q, int *fd)
 	 * semaphore signals after everything enqueued before it. */
 	rec = llmem_queue_open_record(q);
 	if (!rec) {
-		ret = -EIO;
+		ret = q->record_error;
 		goto out_destroy;
 	}
 	rec->recorded = true;

@@ -61,19 +61,24 @@ static uint32_t queue_type(bool mplane, bool output)
 }
 
 /* Whether the node's queue @type lists @fourcc (true for 0), and in
- * @compressed whether it lists any compressed format. */
-static bool queue_formats(int fd, uint32_t type, uint32_t fourcc, bool *compressed)
+ * @compressed whether it lists any compressed format.  An ENUM_FMT that
+ * fails other than with EINVAL, the end of the list, leaves its error in
+ * @err (when none is there yet). */
+static bool queue_formats(int fd, uint32_t type, uint32_t fourcc, bool *compressed, int *err)
 {
 	struct v4l2_fmtdesc d = { .type = type };
 	bool found = !fourcc;
+	int ret;
 
 	*compressed = false;
-	for (d.index = 0; llmem_codec_xioctl(fd, VIDIOC_ENUM_FMT, &d) == 0; d.index++) {
+	for (d.index = 0; (ret = llmem_codec_xioctl(fd, VIDIOC_ENUM_FMT, &d)) == 0; d.index++) {
 		if (d.flags & V4L2_FMT_FLAG_COMPRESSED)
 			*compressed = true;
 		if (d.pixelformat == fourcc)
 			found = true;
 	}
+	if (ret != -EINVAL && !*err)
+		*err = ret;
 	return found;
 }
 
@@ -83,6 +88,7 @@ static bool queue_caps(int fd, uint32_t type, bool *requests)
 {
 	struct v4l2_requestbuffers req = { .type = type, .memory = V4L2_MEMORY_MMAP };
 
+	*requests = false;
 	/* A request of no buffers allocates nothing and reports the queue's caps. */
 	if (llmem_codec_xioctl(fd, VIDIOC_REQBUFS, &req))
 		return false;
@@ -90,16 +96,24 @@ static bool queue_caps(int fd, uint32_t type, bool *requests)
 	return req.capabilities & V4L2_BUF_CAP_SUPPORTS_DMABUF;
 }
 
-/* The node's kind (0: none), whether multi-planar, and whether it matches @info. */
+/*
+ * The node's kind (0: none), whether multi-planar, and whether it matches
+ * @info; in @err the errno of a QUERYCAP or ENUM_FMT that gave no answer,
+ * when the node could not be told apart (0 otherwise).
+ */
 static uint32_t classify(int fd, const struct llmem_codec_find_info *info, bool *mplane,
-			 bool *matches, char driver[16])
+			 bool *matches, char driver[16], int *err)
 {
 	struct v4l2_capability cap = { 0 };
 	bool out_comp, cap_comp, out_fmt, cap_fmt, raw_out, raw_cap, requests, dummy, dmabuf;
 	uint32_t caps, kind;
 
 	*matches = false;
-	if (llmem_codec_xioctl(fd, VIDIOC_QUERYCAP, &cap))
+	*err = llmem_codec_xioctl(fd, VIDIOC_QUERYCAP, &cap);
+	/* ENOTTY: not a V4L2 node at all, which is an answer. */
+	if (*err == -ENOTTY)
+		*err = 0;
+	if (*err)
 		return 0;
 	caps = cap.capabilities & V4L2_CAP_DEVICE_CAPS ? cap.device_caps : cap.capabilities;
 	if (!(caps & V4L2_CAP_STREAMING) ||
@@ -109,9 +123,9 @@ static uint32_t classify(int fd, const struct llmem_codec_find_info *info, bool 
 	driver[15] = '\0';
 	*mplane = caps & V4L2_CAP_VIDEO_M2M_MPLANE;
 	out_fmt = queue_formats(fd, queue_type(*mplane, true), info ? info->coded_fourcc : 0,
-				&out_comp);
+				&out_comp, err);
 	cap_fmt = queue_formats(fd, queue_type(*mplane, false), info ? info->coded_fourcc : 0,
-				&cap_comp);
+				&cap_comp, err);
 	if (out_comp && cap_comp)
 		return 0;
 	if (cap_comp)
@@ -129,8 +143,8 @@ static uint32_t classify(int fd, const struct llmem_codec_find_info *info, bool 
 		*matches = dmabuf;
 		return kind;
 	}
-	raw_out = queue_formats(fd, queue_type(*mplane, true), info->raw_fourcc, &dummy);
-	raw_cap = queue_formats(fd, queue_type(*mplane, false), info->raw_fourcc, &dummy);
+	raw_out = queue_formats(fd, queue_type(*mplane, true), info->raw_fourcc, &dummy, err);
+	raw_cap = queue_formats(fd, queue_type(*mplane, false), info->raw_fourcc, &dummy, err);
 	*matches = (!info->kind || info->kind == kind) &&
 		   (!info->driver || !strcmp(info->driver, driver)) &&
 		   (!info->coded_fourcc || (kind == LLMEM_CODEC_ENCODER ? cap_fmt : out_fmt)) &&
@@ -150,13 +164,13 @@ LLMEM_PUBLIC int llmem_codec_find(const struct llmem_codec_find_info *info, char
 		return llmem_error(-EINVAL, "llmem_codec_find: unknown kind %u", info->kind);
 	for (int i = 0; i < MAX_NODES; i++) {
 		bool mplane, matches;
-		int fd;
+		int fd, err;
 
 		snprintf(node, sizeof(node), "/dev/video%d", i);
 		fd = open(node, O_RDWR | O_CLOEXEC | O_NONBLOCK);
 		if (fd < 0)
 			continue;
-		classify(fd, info, &mplane, &matches, driver);
+		classify(fd, info, &mplane, &matches, driver, &err);
 		close(fd);
 		if (matches) {
 			snprintf(path, size, "%s", node);
@@ -175,7 +189,7 @@ LLMEM_PUBLIC int llmem_codec_open(const char *path, struct llmem_codec **out)
 {
 	struct llmem_codec *c;
 	bool matches;
-	int ret;
+	int ret, err;
 
 	if (!path || !out)
 		return llmem_error(-EINVAL, "llmem_codec_open: NULL %s", path ? "out" : "path");
@@ -188,7 +202,12 @@ LLMEM_PUBLIC int llmem_codec_open(const char *path, struct llmem_codec **out)
 		ret = llmem_error(-errno, "open %s: %s", path, strerror(errno));
 		goto out_free;
 	}
-	c->kind = classify(c->fd, NULL, &c->mplane, &matches, c->driver);
+	c->kind = classify(c->fd, NULL, &c->mplane, &matches, c->driver, &err);
+	if (err) {
+		ret = llmem_error(err, "%s: VIDIOC_QUERYCAP or VIDIOC_ENUM_FMT: %s", path,
+				  strerror(-err));
+		goto out_close;
+	}
 	if (!c->kind) {
 		ret = llmem_error(-ENODEV,
 				  "%s is no streaming memory-to-memory encoder, stateful decoder "

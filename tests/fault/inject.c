@@ -5,12 +5,15 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <link.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/types.h>
 
 #include <llmem/session.h>
 #include <vulkan/vulkan.h>
@@ -19,7 +22,7 @@
 
 static atomic_uint armed_kinds;
 static atomic_ulong counted, target;
-static atomic_int fired;
+static atomic_int fired, fired_errno;
 static uintptr_t text_start, text_end;
 
 static int find_text(struct dl_phdr_info *info, size_t size, void *data)
@@ -66,8 +69,13 @@ int inject_fired(void)
 	return atomic_load(&fired);
 }
 
-/* Whether this call, made from @caller, is the one to fail. */
-static int hit(unsigned int kind, void *caller)
+int inject_errno(void)
+{
+	return atomic_load(&fired_errno);
+}
+
+/* Whether this call, made from @caller, is the one to fail, with @err. */
+static int hit(unsigned int kind, void *caller, int err)
 {
 	uintptr_t pc = (uintptr_t)caller;
 
@@ -75,6 +83,7 @@ static int hit(unsigned int kind, void *caller)
 		return 0;
 	if (atomic_fetch_add(&counted, 1) + 1 != atomic_load(&target))
 		return 0;
+	atomic_store(&fired_errno, err);
 	atomic_store(&fired, 1);
 	return 1;
 }
@@ -85,6 +94,7 @@ static int hit(unsigned int kind, void *caller)
  */
 static void *(*next_malloc)(size_t);
 static void *(*next_calloc)(size_t, size_t);
+static void *(*next_realloc)(void *, size_t);
 static _Alignas(16) char arena[4096];
 static size_t arena_used;
 static int resolving;
@@ -103,22 +113,23 @@ static void *arena_alloc(size_t n)
 
 static int resolve(void)
 {
-	if (next_malloc && next_calloc)
+	if (next_malloc && next_calloc && next_realloc)
 		return 1;
 	if (resolving)
 		return 0;
 	resolving = 1;
 	next_malloc = (void *(*)(size_t))dlsym(RTLD_NEXT, "malloc");
 	next_calloc = (void *(*)(size_t, size_t))dlsym(RTLD_NEXT, "calloc");
+	next_realloc = (void *(*)(void *, size_t))dlsym(RTLD_NEXT, "realloc");
 	resolving = 0;
-	return next_malloc && next_calloc;
+	return next_malloc && next_calloc && next_realloc;
 }
 
 void *malloc(size_t n)
 {
 	if (!resolve())
 		return arena_alloc(n);
-	if (hit(INJECT_MALLOC, __builtin_return_address(0))) {
+	if (hit(INJECT_MALLOC, __builtin_return_address(0), ENOMEM)) {
 		errno = ENOMEM;
 		return NULL;
 	}
@@ -129,11 +140,23 @@ void *calloc(size_t n, size_t size)
 {
 	if (!resolve())
 		return size && n > SIZE_MAX / size ? NULL : arena_alloc(n * size);
-	if (hit(INJECT_MALLOC, __builtin_return_address(0))) {
+	if (hit(INJECT_MALLOC, __builtin_return_address(0), ENOMEM)) {
 		errno = ENOMEM;
 		return NULL;
 	}
 	return next_calloc(n, size);
+}
+
+/* The arena's blocks are never handed to realloc: only dlsym allocates there. */
+void *realloc(void *p, size_t n)
+{
+	if (!resolve() || ((char *)p >= arena && (char *)p < arena + sizeof(arena)))
+		abort();
+	if (hit(INJECT_MALLOC, __builtin_return_address(0), ENOMEM)) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	return next_realloc(p, n);
 }
 
 int ioctl(int fd, unsigned long request, ...)
@@ -147,23 +170,77 @@ int ioctl(int fd, unsigned long request, ...)
 	va_end(ap);
 	if (!next_ioctl)
 		next_ioctl = (int (*)(int, unsigned long, ...))dlsym(RTLD_NEXT, "ioctl");
-	if (hit(INJECT_IOCTL, __builtin_return_address(0))) {
+	if (hit(INJECT_IOCTL, __builtin_return_address(0), ENOMEM)) {
 		errno = ENOMEM;
 		return -1;
 	}
 	return next_ioctl(fd, request, arg);
 }
 
+/* glibc's names for them on x86-64, which is what libllmem.so links to. */
+int open64(const char *path, int flags, ...)
+{
+	static int (*next_open)(const char *, int, ...);
+	mode_t mode = 0;
+	va_list ap;
+
+	if (flags & (O_CREAT | __O_TMPFILE)) {
+		va_start(ap, flags);
+		mode = va_arg(ap, mode_t);
+		va_end(ap);
+	}
+	if (!next_open)
+		next_open = (int (*)(const char *, int, ...))dlsym(RTLD_NEXT, "open64");
+	if (hit(INJECT_SYSCALL, __builtin_return_address(0), EMFILE)) {
+		errno = EMFILE;
+		return -1;
+	}
+	return next_open(path, flags, mode);
+}
+
+int fcntl64(int fd, int cmd, ...)
+{
+	static int (*next_fcntl)(int, int, ...);
+	va_list ap;
+	void *arg;
+
+	va_start(ap, cmd);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	if (!next_fcntl)
+		next_fcntl = (int (*)(int, int, ...))dlsym(RTLD_NEXT, "fcntl64");
+	if ((cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC) &&
+	    hit(INJECT_SYSCALL, __builtin_return_address(0), EMFILE)) {
+		errno = EMFILE;
+		return -1;
+	}
+	return next_fcntl(fd, cmd, arg);
+}
+
+void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	static void *(*next_mmap)(void *, size_t, int, int, int, off_t);
+
+	if (!next_mmap)
+		next_mmap =
+			(void *(*)(void *, size_t, int, int, int, off_t))dlsym(RTLD_NEXT, "mmap64");
+	if (hit(INJECT_SYSCALL, __builtin_return_address(0), ENOMEM)) {
+		errno = ENOMEM;
+		return MAP_FAILED;
+	}
+	return next_mmap(addr, len, prot, flags, fd, off);
+}
+
 /* One Vulkan entry point: fail when it is the armed call, else the loader's. */
-#define WRAP(fn, params, args)                                       \
-	VKAPI_ATTR VkResult VKAPI_CALL fn params                     \
-	{                                                            \
-		static PFN_##fn next_fn;                             \
-		if (!next_fn)                                        \
-			next_fn = (PFN_##fn)dlsym(RTLD_NEXT, #fn);   \
-		if (hit(INJECT_VULKAN, __builtin_return_address(0))) \
-			return VK_ERROR_OUT_OF_HOST_MEMORY;          \
-		return next_fn args;                                 \
+#define WRAP(fn, params, args)                                               \
+	VKAPI_ATTR VkResult VKAPI_CALL fn params                             \
+	{                                                                    \
+		static PFN_##fn next_fn;                                     \
+		if (!next_fn)                                                \
+			next_fn = (PFN_##fn)dlsym(RTLD_NEXT, #fn);           \
+		if (hit(INJECT_VULKAN, __builtin_return_address(0), ENOMEM)) \
+			return VK_ERROR_OUT_OF_HOST_MEMORY;                  \
+		return next_fn args;                                         \
 	}
 
 #define CREATE(fn, Info, Handle)                                                           \

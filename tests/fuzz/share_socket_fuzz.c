@@ -33,7 +33,7 @@ struct llmem_buffer {
 	uint64_t size;
 };
 
-static int live_buffers;
+static int live_buffers, live_pages;
 static uint64_t page_size;
 
 int llmem_memory_get_info(struct llmem_memory *memory, struct llmem_memory_info *info)
@@ -54,7 +54,16 @@ int llmem_memory_import_dmabuf(struct llmem_memory *memory, int fd, uint64_t siz
 		return -EINVAL;
 	page_size = size;
 	*page = 0;
+	live_pages++;
 	return 0;
+}
+
+/* A receive that fails after its import gives the page back. */
+void llmem_memory_drop_page(struct llmem_memory *m, uint32_t page)
+{
+	if (page != 0 || live_pages != 1)
+		abort();
+	live_pages--;
 }
 
 int llmem_buffer_create(struct llmem_memory *memory, const struct llmem_buffer_create_info *info,
@@ -207,6 +216,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				    &page);
 	if (ret > (int)capacity || (ret < 0 && ret < -4095))
 		abort();
+	/* A page stays only with a message received whole. */
+	if (live_pages != (ret >= 0))
+		abort();
+	live_pages = 0;
 	for (int i = 0; i < ret; i++)
 		llmem_buffer_destroy(buffers[i]);
 	close(sv[0]);

@@ -1,0 +1,188 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * SQLite's fault-injection loop, shared by the fault programs: for each kind
+ * of call (inject.h) and N = 1, 2, … the Nth call of that kind libllmem
+ * makes fails, until the operation succeeds without reaching N.  Each
+ * failure must return the injected errno (-ENOMEM, or -EMFILE for an fd),
+ * leave the output handle NULL, and leave nothing behind: the state the
+ * caller watches (objects, pages, mapped pages of its memories), fds
+ * (/proc/self/fd) and mappings (/proc/self/maps).  Vulkan objects and heap
+ * blocks are checked at teardown, by the validation layer and LeakSanitizer.
+ *
+ * Header-only: the harness's EXPECT macros need the test program's
+ * _metadata, and each program includes the harness once.
+ */
+#ifndef LLMEM_TEST_FAULT_LOOP_H
+#define LLMEM_TEST_FAULT_LOOP_H
+
+#include <dirent.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <llmem/error.h>
+
+#include "inject.h"
+
+/*
+ * The harness ends each test's process with _exit(), which skips
+ * LeakSanitizer's check at exit: under ASan a teardown runs it itself.
+ */
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/lsan_interface.h>
+#define fault_leak_check() __lsan_do_recoverable_leak_check()
+#else
+#define fault_leak_check() 0
+#endif
+
+/* No operation here needs more: a loop that reaches it has lost count. */
+#define FAULT_MAX_N 500
+
+static const struct {
+	unsigned int kind;
+	const char *name;
+} fault_kinds[] = {
+	{ INJECT_MALLOC, "malloc" },
+	{ INJECT_IOCTL, "ioctl" },
+	{ INJECT_VULKAN, "vulkan" },
+	{ INJECT_SYSCALL, "syscall" },
+};
+
+/*
+ * One operation.  @setup and @teardown run unarmed around each try (a
+ * fresh queue, a message to receive); @run makes the object into *@out
+ * (0 or -errno) and @undo destroys it; @state sums up what the program's
+ * memories hold, so that a failure can be seen to leave them as they were.
+ * @also: an error the call documents that a failure may give besides the
+ * injected errno (0: none).
+ */
+struct fault_op {
+	const char *name;
+	int (*setup)(void *ctx);
+	int (*run)(void *ctx, void **out);
+	void (*undo)(void *ctx, void *obj);
+	void (*teardown)(void *ctx);
+	uint64_t (*state)(void *ctx);
+	int also;
+};
+
+/* An operation on objects that last; one with fresh ones made around each try. */
+#define FAULT_OP(n, r, u)                            \
+	{                                            \
+		.name = (n), .run = (r), .undo = (u) \
+	}
+#define FAULT_OP_FRESH(n, s, r, u, t)                                               \
+	{                                                                           \
+		.name = (n), .setup = (s), .run = (r), .undo = (u), .teardown = (t) \
+	}
+
+static inline int fault_count_dir(const char *path)
+{
+	DIR *d = opendir(path);
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while (readdir(d))
+		n++;
+	closedir(d);
+	return n;
+}
+
+/*
+ * Lines of /proc/self/maps: one per mapping (neighbours of the same kind
+ * merge).  Under AddressSanitizer, whose allocator maps more anonymous
+ * memory as it grows and never gives it back, only mappings of a file or
+ * device count (a DMA-BUF, a memfd, /dev/llmem): what a leaked map of the
+ * library's is; LeakSanitizer answers for the heap.
+ */
+static inline int fault_count_maps(void)
+{
+	FILE *f = fopen("/proc/self/maps", "re");
+	char line[512];
+	int n = 0;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+#if defined(__SANITIZE_ADDRESS__)
+		/* address perms offset dev inode [path]: inode 0 is anonymous. */
+		unsigned long inode = 1;
+
+		if (sscanf(line, "%*s %*s %*s %*s %lu", &inode) == 1 && inode == 0 &&
+		    !strchr(line, '/'))
+			continue;
+#endif
+		n++;
+	}
+	fclose(f);
+	return n;
+}
+
+/*
+ * Loops N over every kind for @op; returns the failures it injected, or -1
+ * when a setup failed.  Prints, per kind, the calls that could fail.
+ */
+static int fault_loop(struct __test_metadata *_metadata, const struct fault_op *op, void *ctx)
+{
+	int injected = 0;
+
+	for (size_t k = 0; k < sizeof(fault_kinds) / sizeof(fault_kinds[0]); k++) {
+		const char *kind = fault_kinds[k].name;
+		unsigned long n;
+
+		for (n = 1; n <= FAULT_MAX_N; n++) {
+			uint64_t before;
+			int fds, maps, ret;
+			void *obj = NULL;
+
+			if (op->setup && (ret = op->setup(ctx))) {
+				EXPECT_EQ(ret, 0)
+				TH_LOG("%s: setup: %s", op->name, llmem_last_error());
+				return -1;
+			}
+			before = op->state ? op->state(ctx) : 0;
+			fds = fault_count_dir("/proc/self/fd");
+			maps = fault_count_maps();
+			inject_arm(fault_kinds[k].kind, n);
+			ret = op->run(ctx, &obj);
+			inject_disarm();
+			if (!inject_fired()) {
+				EXPECT_EQ(ret, 0)
+				TH_LOG("%s with no failure: %s (%s)", op->name, llmem_strerror(ret),
+				       llmem_last_error());
+				if (!ret)
+					op->undo(ctx, obj);
+				if (op->teardown)
+					op->teardown(ctx);
+				break;
+			}
+			injected++;
+			if (!ret) {
+				/* A failure the operation may absorb (a retry, a fallback). */
+				op->undo(ctx, obj);
+			} else {
+				EXPECT_TRUE(ret == -inject_errno() || (op->also && ret == op->also))
+				TH_LOG("%s, %s call %lu failing: %s (%s)", op->name, kind, n,
+				       llmem_strerror(ret), llmem_last_error());
+				EXPECT_EQ(obj, NULL)
+				TH_LOG("%s, %s call %lu: handle set", op->name, kind, n);
+				EXPECT_EQ(op->state ? op->state(ctx) : 0, before)
+				TH_LOG("%s, %s call %lu failing left objects, pages or maps",
+				       op->name, kind, n);
+				EXPECT_EQ(fault_count_dir("/proc/self/fd"), fds)
+				TH_LOG("%s, %s call %lu failing left an fd", op->name, kind, n);
+				EXPECT_EQ(fault_count_maps(), maps)
+				TH_LOG("%s, %s call %lu failing left a mapping", op->name, kind, n);
+			}
+			if (op->teardown)
+				op->teardown(ctx);
+		}
+		EXPECT_LE(n, FAULT_MAX_N);
+		printf("# %s: %lu %s calls, each failed once\n", op->name, n - 1, kind);
+		fflush(stdout);
+	}
+	return injected;
+}
+
+#endif
