@@ -23,6 +23,9 @@ struct llmem_first_use;
 enum llmem_session_extra_id {
 	/* transfer/blocking.c: the queue of the blocking transfer calls. */
 	LLMEM_SESSION_EXTRA_BLOCKING_QUEUE,
+	/* transfer/kernel.c: the built-in kernels; after the queue above,
+	 * whose work may use them. */
+	LLMEM_SESSION_EXTRA_KERNELS,
 	LLMEM_SESSION_EXTRAS,
 };
 
