@@ -71,9 +71,8 @@ struct llmem_convert_info {
  * differ, a layout that does not fit its buffer (with @src_chroma, a plane
  * that does not fit its buffer), the destination also a source, a
  * @src_chroma for YUYV, buffers of two sessions, an unknown encoding or
- * range, or a buffer without storage usage; -ENOTSUP on a device without
- * VK_KHR_push_descriptor, which the conversion shaders need as every kernel
- * does (kernel.h); -EIO or -ENOMEM when Vulkan fails.
+ * range, or a buffer without storage usage; -EIO or -ENOMEM when Vulkan
+ * fails.
  */
 int llmem_convert_to_rgba(const struct llmem_convert_info *info);
 

@@ -43,8 +43,8 @@ struct llmem_session {
 	struct llmem_session_info info;
 	/* VK_KHR_sampler_mirror_clamp_to_edge is enabled. */
 	bool mirror_clamp_to_edge;
-	/* VK_KHR_push_descriptor's command, NULL without it: every compute
-	 * kernel, the built-in ones too, needs it (transfer/kernel.c). */
+	/* VK_KHR_push_descriptor's command, NULL without it: the kernels
+	 * dispatched on queues need it (transfer/kernel.c). */
 	PFN_vkCmdPushDescriptorSetKHR push_descriptor_set;
 	/* transfer/fill.c: tests shrink a shader dispatch's bytes and groups
 	 * per dimension (0: no such limit); transfer/kernel.c counts the

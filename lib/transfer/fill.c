@@ -162,7 +162,7 @@ static int shader_get(struct llmem_queue *q, enum llmem_builtin_kernel id,
 					    .push_size = push_size,
 					    .name = shader->name,
 				    },
-				    k);
+				    0, k);
 }
 
 /*
@@ -233,7 +233,7 @@ static void fill_by_shader(struct llmem_queue *q, struct llmem_buffer *b,
 		/* An invocation writes a quad per turn; the first group also
 		 * takes the words around the quads. */
 		llmem_kernel_record(
-			k, q->open->cmd, &d, &fp,
+			k, q->open->cmd, &d, VK_NULL_HANDLE, &fp,
 			(uint32_t[3]){ groups((fp.word_count + 3) / 4, FILL_GROUP, l.groups[0]), 1,
 				       1 });
 	}
@@ -443,7 +443,7 @@ static void clear_by_shader(struct llmem_queue *q, struct llmem_buffer *b,
 			};
 			if (y || x)
 				shader_barrier(q->open->cmd);
-			llmem_kernel_record(k, q->open->cmd, &d, &cp,
+			llmem_kernel_record(k, q->open->cmd, &d, VK_NULL_HANDLE, &cp,
 					    (uint32_t[3]){ groups(cols, CLEAR_GROUP_X, l.groups[0]),
 							   groups(rows, CLEAR_GROUP_Y, l.groups[1]),
 							   1 });

@@ -43,6 +43,8 @@ struct llmem_kernel {
 	VkDescriptorSetLayout set_layout;
 	VkPipelineLayout layout;
 	VkPipeline pipeline;
+	/* LLMEM_KERNEL_RECORDED: descriptor sets, not pushed descriptors. */
+	bool recorded;
 };
 
 static const VkDescriptorType descriptor_types[] = {
@@ -163,7 +165,9 @@ static int build(struct llmem_kernel *k, const uint32_t *code, size_t size, cons
 		dev,
 		&(VkDescriptorSetLayoutCreateInfo){
 			.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
-			.flags = VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR,
+			.flags = k->recorded
+					 ? 0
+					 : VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR,
 			.bindingCount = k->binding_count,
 			.pBindings = b,
 		},
@@ -199,9 +203,8 @@ static int build(struct llmem_kernel *k, const uint32_t *code, size_t size, cons
 	return 0;
 }
 
-LLMEM_PUBLIC int llmem_kernel_create(struct llmem_session *s,
-				     const struct llmem_kernel_create_info *ci,
-				     struct llmem_kernel **out)
+static int kernel_create(struct llmem_session *s, const struct llmem_kernel_create_info *ci,
+			 uint32_t flags, struct llmem_kernel **out)
 {
 	const char *entry, *name;
 	struct llmem_kernel *k;
@@ -217,7 +220,7 @@ LLMEM_PUBLIC int llmem_kernel_create(struct llmem_session *s,
 		return ret;
 	entry = ci->entry ? ci->entry : "main";
 	name = ci->name ? ci->name : ci->path ? ci->path : "kernel";
-	if (!s->push_descriptor_set)
+	if (!(flags & LLMEM_KERNEL_RECORDED) && !s->push_descriptor_set)
 		return llmem_error(-ENOTSUP, "kernel %s: device %s lacks VK_KHR_push_descriptor",
 				   name, s->props.deviceName);
 	if (ci->path) {
@@ -247,6 +250,7 @@ LLMEM_PUBLIC int llmem_kernel_create(struct llmem_session *s,
 	for (uint32_t i = 0; i < ci->binding_count; i++)
 		k->types[i] = descriptor_types[ci->bindings[i]];
 	k->push_size = ci->push_size;
+	k->recorded = flags & LLMEM_KERNEL_RECORDED;
 	ret = build(k, code, size, entry);
 	if (ret) {
 		llmem_kernel_destroy(k);
@@ -256,6 +260,13 @@ LLMEM_PUBLIC int llmem_kernel_create(struct llmem_session *s,
 out_free_code:
 	free(code);
 	return ret;
+}
+
+LLMEM_PUBLIC int llmem_kernel_create(struct llmem_session *s,
+				     const struct llmem_kernel_create_info *ci,
+				     struct llmem_kernel **out)
+{
+	return kernel_create(s, ci, 0, out);
 }
 
 LLMEM_PUBLIC void llmem_kernel_destroy(struct llmem_kernel *k)
@@ -329,14 +340,15 @@ int llmem_kernel_describe(const struct llmem_kernel *k, const struct llmem_kerne
 }
 
 void llmem_kernel_record(const struct llmem_kernel *k, VkCommandBuffer cmd,
-			 const struct llmem_kernel_descriptors *d, const void *push,
-			 const uint32_t groups[3])
+			 const struct llmem_kernel_descriptors *d, VkDescriptorSet set,
+			 const void *push, const uint32_t groups[3])
 {
 	VkWriteDescriptorSet w[LLMEM_KERNEL_MAX_BINDINGS];
 
 	for (uint32_t i = 0; i < k->binding_count; i++)
 		w[i] = (VkWriteDescriptorSet){
 			.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+			.dstSet = set,
 			.dstBinding = i,
 			.descriptorCount = 1,
 			.descriptorType = k->types[i],
@@ -344,9 +356,14 @@ void llmem_kernel_record(const struct llmem_kernel *k, VkCommandBuffer cmd,
 			.pBufferInfo = &d->buffers[i],
 		};
 	vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, k->pipeline);
-	if (k->binding_count)
+	if (k->recorded) {
+		vkUpdateDescriptorSets(k->session->device, k->binding_count, w, 0, NULL);
+		vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, k->layout, 0, 1, &set,
+					0, NULL);
+	} else if (k->binding_count) {
 		k->session->push_descriptor_set(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, k->layout, 0,
 						k->binding_count, w);
+	}
 	if (k->push_size)
 		vkCmdPushConstants(cmd, k->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, k->push_size,
 				   push);
@@ -398,8 +415,76 @@ LLMEM_PUBLIC int llmem_enqueue_dispatch(struct llmem_queue *q, struct llmem_kern
 	if (cmd == VK_NULL_HANDLE)
 		ret = -EIO;
 	else
-		llmem_kernel_record(k, cmd, &desc, d->push, groups);
+		llmem_kernel_record(k, cmd, &desc, VK_NULL_HANDLE, d->push, groups);
 	return llmem_queue_op_leave(q, ret, event);
+}
+
+int llmem_kernel_sets_create(const struct llmem_kernel *k, uint32_t count,
+			     struct llmem_kernel_sets **out)
+{
+	VkDescriptorPoolSize sizes[LLMEM_KERNEL_MAX_BINDINGS];
+	struct llmem_kernel_sets *sets;
+	VkDescriptorSetLayout *layouts;
+	const char *what;
+	uint32_t n = 0;
+	VkResult r;
+
+	for (uint32_t i = 0; i < k->binding_count; i++) {
+		uint32_t j = 0;
+
+		while (j < n && sizes[j].type != k->types[i])
+			j++;
+		if (j == n)
+			sizes[n++] = (VkDescriptorPoolSize){ k->types[i], 0 };
+		sizes[j].descriptorCount += count;
+	}
+	sets = calloc(1, sizeof(*sets) + count * sizeof(sets->sets[0]));
+	layouts = calloc(count, sizeof(*layouts));
+	if (!sets || !layouts) {
+		free(sets);
+		free(layouts);
+		return llmem_error(-ENOMEM, "kernel %s: out of memory for %u sets", k->name, count);
+	}
+	for (uint32_t i = 0; i < count; i++)
+		layouts[i] = k->set_layout;
+	sets->device = k->session->device;
+	what = "vkCreateDescriptorPool";
+	r = vkCreateDescriptorPool(sets->device,
+				   &(VkDescriptorPoolCreateInfo){
+					   .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
+					   .maxSets = count,
+					   .poolSizeCount = n,
+					   .pPoolSizes = sizes,
+				   },
+				   NULL, &sets->pool);
+	if (r == VK_SUCCESS) {
+		what = "vkAllocateDescriptorSets";
+		r = vkAllocateDescriptorSets(
+			sets->device,
+			&(VkDescriptorSetAllocateInfo){
+				.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
+				.descriptorPool = sets->pool,
+				.descriptorSetCount = count,
+				.pSetLayouts = layouts,
+			},
+			sets->sets);
+	}
+	free(layouts);
+	if (r != VK_SUCCESS) {
+		llmem_kernel_sets_destroy(sets);
+		return llmem_vk_error(r, what);
+	}
+	*out = sets;
+	return 0;
+}
+
+void llmem_kernel_sets_destroy(struct llmem_kernel_sets *sets)
+{
+	if (!sets)
+		return;
+	/* Destroying the pool frees its sets. */
+	vkDestroyDescriptorPool(sets->device, sets->pool, NULL);
+	free(sets);
 }
 
 /* The built-in kernels of a session, each made on first use. */
@@ -441,7 +526,8 @@ static void builtins_destroy(void *object)
 }
 
 int llmem_kernel_builtin(struct llmem_session *s, enum llmem_builtin_kernel id,
-			 const struct llmem_kernel_create_info *info, struct llmem_kernel **out)
+			 const struct llmem_kernel_create_info *info, uint32_t flags,
+			 struct llmem_kernel **out)
 {
 	struct builtins *b;
 	void *object;
@@ -454,7 +540,7 @@ int llmem_kernel_builtin(struct llmem_session *s, enum llmem_builtin_kernel id,
 	b = object;
 	pthread_mutex_lock(&b->lock);
 	if (!b->kernels[id])
-		ret = llmem_kernel_create(s, info, &b->kernels[id]);
+		ret = kernel_create(s, info, flags, &b->kernels[id]);
 	*out = b->kernels[id];
 	pthread_mutex_unlock(&b->lock);
 	return ret;

@@ -2,8 +2,9 @@
 /*
  * YUYV and NV12 frames to RGBA on the device: the conversion of each frame
  * buffer, a dispatch of the session's built-in kernel for the format
- * (transfer/kernel.h), recorded once into a command buffer of its own, then
- * submitted per frame.  A one-off conversion is a converter of one frame.
+ * (transfer/kernel.h), recorded once with a descriptor set of its own into a
+ * command buffer of its own, then submitted per frame.  A one-off
+ * conversion is a converter of one frame.
  * The RGBA frame is written in the byte order its fourcc names: R, G, B, A
  * for ABGR8888, B, G, R, A for XRGB8888 and ARGB8888, what displays scan
  * out.  NV12's CbCr plane is read from a binding of its own, bound to the Y
@@ -204,7 +205,7 @@ static int kernel_get(struct llmem_session *s, const struct conversion *c, struc
 					    .push_size = sizeof(struct convert_params),
 					    .name = c->shader->name,
 				    },
-				    k);
+				    LLMEM_KERNEL_RECORDED, k);
 }
 
 /*
@@ -212,8 +213,8 @@ static int kernel_get(struct llmem_session *s, const struct conversion *c, struc
  * shader, and the RGBA frame to the host and to later transfers.
  */
 static void record(struct llmem_session *s, VkCommandBuffer cmd, const struct llmem_kernel *k,
-		   const struct llmem_kernel_descriptors *d, struct llmem_buffer *src,
-		   struct llmem_buffer *chroma, struct llmem_buffer *dst,
+		   const struct llmem_kernel_descriptors *d, VkDescriptorSet set,
+		   struct llmem_buffer *src, struct llmem_buffer *chroma, struct llmem_buffer *dst,
 		   const struct conversion *c)
 {
 	vkCmdPipelineBarrier(
@@ -229,7 +230,7 @@ static void record(struct llmem_session *s, VkCommandBuffer cmd, const struct ll
 	if (chroma)
 		foreign_ownership(s, cmd, chroma, true, VK_ACCESS_SHADER_READ_BIT);
 	foreign_ownership(s, cmd, dst, true, VK_ACCESS_SHADER_WRITE_BIT);
-	llmem_kernel_record(k, cmd, d, &c->params, c->groups);
+	llmem_kernel_record(k, cmd, d, set, &c->params, c->groups);
 	foreign_ownership(s, cmd, src, false, VK_ACCESS_SHADER_READ_BIT);
 	if (chroma)
 		foreign_ownership(s, cmd, chroma, false, VK_ACCESS_SHADER_READ_BIT);
@@ -273,6 +274,7 @@ LLMEM_PUBLIC int llmem_convert_to_rgba(const struct llmem_convert_info *info)
 struct llmem_converter {
 	struct llmem_session *session;
 	VkCommandPool pool;
+	struct llmem_kernel_sets *sets;
 	VkFence fence;
 	uint32_t count;
 	VkCommandBuffer cmds[];
@@ -290,16 +292,21 @@ LLMEM_PUBLIC void llmem_converter_destroy(struct llmem_converter *c)
 	/* Destroying the pool frees its command buffers. */
 	if (c->pool)
 		vkDestroyCommandPool(dev, c->pool, NULL);
+	llmem_kernel_sets_destroy(c->sets);
 	free(c);
 }
 
-/* One command buffer per source, recorded once. */
+/* One command buffer and descriptor set per source, recorded once. */
 static int record_all(struct llmem_converter *c, const struct llmem_converter_create_info *info,
 		      const struct llmem_kernel *k, const struct conversion *conv)
 {
 	VkDevice dev = c->session->device;
 	VkResult r;
+	int ret;
 
+	ret = llmem_kernel_sets_create(k, c->count, &c->sets);
+	if (ret)
+		return ret;
 	r = vkCreateCommandPool(dev,
 				&(VkCommandPoolCreateInfo){
 					.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
@@ -333,8 +340,8 @@ static int record_all(struct llmem_converter *c, const struct llmem_converter_cr
 			{ .buffer = info->dst },
 			{ .buffer = chroma ? chroma : info->srcs[i] },
 		};
-		int ret = llmem_kernel_describe(k, args, conv->binding_count, &d);
 
+		ret = llmem_kernel_describe(k, args, conv->binding_count, &d);
 		if (ret)
 			return ret;
 		r = vkBeginCommandBuffer(
@@ -343,7 +350,8 @@ static int record_all(struct llmem_converter *c, const struct llmem_converter_cr
 				    });
 		if (r != VK_SUCCESS)
 			return llmem_vk_error(r, "vkBeginCommandBuffer");
-		record(c->session, c->cmds[i], k, &d, info->srcs[i], chroma, info->dst, conv);
+		record(c->session, c->cmds[i], k, &d, c->sets->sets[i], info->srcs[i], chroma,
+		       info->dst, conv);
 		r = vkEndCommandBuffer(c->cmds[i]);
 		if (r != VK_SUCCESS)
 			return llmem_vk_error(r, "vkEndCommandBuffer");
