@@ -1,17 +1,19 @@
 // SPDX-License-Identifier: MIT
 /*
  * The library's own shaders as kernels (lib/transfer/kernel.h): a converter
- * records each frame buffer's dispatch once, when it is created, and its
- * runs only submit the recording, descriptors included; without
- * VK_KHR_push_descriptor, which every kernel needs, a conversion is refused
- * with -ENOTSUP and a clear falls back to copies.  The test links the static
- * library to read the dispatch counter and to take the extension away.
+ * records each frame buffer's dispatch once, when it is created, with a
+ * descriptor set of its own, and its runs only submit the recording;
+ * without VK_KHR_push_descriptor, which the kernels of queues need, a
+ * conversion still runs, a clear falls back to copies and a caller's kernel
+ * is refused.  The test links the static library to read the dispatch
+ * counter and to take the extension away.
  */
 #include <string.h>
 
 #include <drm_fourcc.h>
 
 #include <llmem/convert.h>
+#include <llmem/kernel.h>
 #include <llmem/transfer.h>
 
 #include "kselftest_harness.h"
@@ -128,18 +130,14 @@ TEST_F(builtin, converter_records_once)
 	llmem_converter_destroy(c);
 }
 
-/* Without VK_KHR_push_descriptor: conversions refused, naming the shader
- * and the extension; a clear copies instead; nothing of the refusal kept. */
+/* Without VK_KHR_push_descriptor: conversions, whose recordings bind sets,
+ * still run; a clear copies; a kernel for a queue is refused, naming the
+ * extension. */
 TEST_F(builtin, without_push_descriptor)
 {
 	PFN_vkCmdPushDescriptorSetKHR push = self->s->push_descriptor_set;
-	struct llmem_convert_info ci = {
-		.src = self->srcs[0],
-		.src_layout = &self->src_l,
-		.dst = self->dst,
-		.dst_layout = &self->dst_l,
-	};
-	struct llmem_converter *c = NULL;
+	static const uint32_t words[] = { 0x07230203, 0x00010000, 0, 1, 0 };
+	struct llmem_kernel *k = NULL;
 	struct llmem_queue *q;
 	uint64_t before;
 
@@ -148,23 +146,18 @@ TEST_F(builtin, without_push_descriptor)
 	grey_yuyv(self->src_map[0], &self->src_l, 120);
 	self->s->push_descriptor_set = NULL;
 
-	EXPECT_FAILS(llmem_convert_to_rgba(&ci), -ENOTSUP);
-	EXPECT_NE(strstr(llmem_last_error(), "yuyv_to_rgba"), NULL);
-	EXPECT_NE(strstr(llmem_last_error(), "VK_KHR_push_descriptor"), NULL);
-	EXPECT_FAILS(llmem_converter_create(
-			     &(struct llmem_converter_create_info){
-				     .srcs = self->srcs,
-				     .src_count = 1,
-				     .src_layout = &self->src_l,
-				     .dst = self->dst,
-				     .dst_layout = &self->dst_l,
-			     },
-			     &c),
-		     -ENOTSUP);
-	EXPECT_EQ(c, NULL);
+	before = atomic_load(&self->s->shader_dispatches);
+	ASSERT_EQ(llmem_convert_to_rgba(&(struct llmem_convert_info){
+			  .src = self->srcs[0],
+			  .src_layout = &self->src_l,
+			  .dst = self->dst,
+			  .dst_layout = &self->dst_l,
+		  }),
+		  0);
+	EXPECT_EQ(atomic_load(&self->s->shader_dispatches) - before, 1);
+	EXPECT_TRUE(all_grey(self->dst_map, &self->dst_l, grey_of(120)));
 
 	before = atomic_load(&self->s->shader_dispatches);
-	memset(self->dst_map, 0, self->dst_l.size);
 	ASSERT_EQ(llmem_enqueue_clear_frame(q, self->dst, &self->dst_l, NULL,
 					    &(union llmem_color){ .u32 = { 7, 7, 7, 255 } }, NULL,
 					    NULL),
@@ -172,10 +165,19 @@ TEST_F(builtin, without_push_descriptor)
 	EXPECT_TRUE(all_grey(self->dst_map, &self->dst_l, 7));
 	EXPECT_EQ(atomic_load(&self->s->shader_dispatches), before);
 
+	EXPECT_FAILS(llmem_kernel_create(self->s,
+					 &(struct llmem_kernel_create_info){
+						 .spirv = words,
+						 .spirv_size = sizeof(words),
+						 .name = "mine",
+					 },
+					 &k),
+		     -ENOTSUP);
+	EXPECT_NE(strstr(llmem_last_error(), "kernel mine: device "), NULL);
+	EXPECT_NE(strstr(llmem_last_error(), "lacks VK_KHR_push_descriptor"), NULL);
+	EXPECT_EQ(k, NULL);
+
 	self->s->push_descriptor_set = push;
-	memset(self->dst_map, 0, self->dst_l.size);
-	ASSERT_EQ(llmem_convert_to_rgba(&ci), 0);
-	EXPECT_TRUE(all_grey(self->dst_map, &self->dst_l, grey_of(120)));
 	llmem_queue_destroy(q);
 }
 
