@@ -433,7 +433,6 @@ LLMEM_PUBLIC int llmem_session_create(const struct llmem_session_create_info *in
 	s->message_fn = ci->message_fn;
 	s->message_user = ci->message_user;
 	pthread_mutex_init(&s->queue_lock, NULL);
-	pthread_mutex_init(&s->pipelines_lock, NULL);
 	pthread_mutex_init(&s->extras_lock, NULL);
 	pthread_mutex_init(&s->formats_lock, NULL);
 
@@ -490,7 +489,6 @@ LLMEM_PUBLIC int llmem_session_destroy(struct llmem_session *s)
 	if (memories)
 		return llmem_error(-EBUSY, "session: memories still alive: %d", memories);
 	if (s->device) {
-		llmem_pipelines_destroy(s);
 		llmem_submit_fini(s);
 		vkDestroyDevice(s->device, NULL);
 	}
@@ -505,7 +503,6 @@ LLMEM_PUBLIC int llmem_session_destroy(struct llmem_session *s)
 		vkDestroyInstance(s->instance, NULL);
 	pthread_mutex_destroy(&s->formats_lock);
 	pthread_mutex_destroy(&s->extras_lock);
-	pthread_mutex_destroy(&s->pipelines_lock);
 	pthread_mutex_destroy(&s->queue_lock);
 	free(s);
 	return 0;

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * What the objects of one session share: the device, its properties, the
- * enabled extensions, the one VkQueue (submit.h), the library's pipelines,
- * and what higher tiers keep for the session's life.
+ * enabled extensions, the one VkQueue (submit.h), and what higher tiers
+ * keep for the session's life.
  */
 #ifndef LLMEM_DEVICE_SESSION_H
 #define LLMEM_DEVICE_SESSION_H
@@ -15,14 +15,15 @@
 
 #include <llmem/session.h>
 
-#include "device/pipeline.h"
-
 struct llmem_first_use;
 
 /* What a higher tier keeps for the session's life (session.c). */
 enum llmem_session_extra_id {
 	/* transfer/blocking.c: the queue of the blocking transfer calls. */
 	LLMEM_SESSION_EXTRA_BLOCKING_QUEUE,
+	/* transfer/kernel.c: the built-in kernels; after the queue above,
+	 * whose work may use them. */
+	LLMEM_SESSION_EXTRA_KERNELS,
 	LLMEM_SESSION_EXTRAS,
 };
 
@@ -45,11 +46,12 @@ struct llmem_session {
 	struct llmem_session_info info;
 	/* VK_KHR_sampler_mirror_clamp_to_edge is enabled. */
 	bool mirror_clamp_to_edge;
-	/* VK_KHR_push_descriptor's command, NULL without it: the fill and
-	 * clear shaders of queues need it (transfer/fill.c). */
+	/* VK_KHR_push_descriptor's command, NULL without it: the kernels
+	 * dispatched on queues need it (transfer/kernel.c). */
 	PFN_vkCmdPushDescriptorSetKHR push_descriptor_set;
 	/* transfer/fill.c: tests shrink a shader dispatch's bytes and groups
-	 * per dimension (0: no such limit) and count the dispatches. */
+	 * per dimension (0: no such limit); transfer/kernel.c counts the
+	 * dispatches it records. */
 	uint64_t shader_piece_max;
 	uint32_t shader_groups_max;
 	atomic_uint_fast64_t shader_dispatches;
@@ -74,10 +76,6 @@ struct llmem_session {
 	VkCommandBuffer first_use_cmd;
 	VkFence first_use_fence;
 	bool first_use_in_flight;
-
-	/* pipeline.c: built on first use, under pipelines_lock. */
-	pthread_mutex_t pipelines_lock;
-	struct llmem_pipeline pipelines[LLMEM_PIPELINE_COUNT];
 
 	pthread_mutex_t extras_lock;
 	struct llmem_session_extra extras[LLMEM_SESSION_EXTRAS];

@@ -5,7 +5,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* SPIR-V of the compute shaders in shaders/, embedded at build time. */
+/*
+ * SPIR-V of the compute shaders in shaders/, embedded at build time; the
+ * files that dispatch them make them into the session's kernels
+ * (transfer/kernel.h).
+ */
 struct llmem_shader {
 	const char *name;
 	const uint32_t *code;

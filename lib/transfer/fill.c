@@ -9,9 +9,9 @@
  * word-aligned.  The rest is copied from a staged tile of the pattern, which
  * vkCmdCopyBuffer can put at any byte.
  *
- * The shaders run on transfer queues, whose submissions overlap, so they
- * push their descriptor into the command buffer (VK_KHR_push_descriptor)
- * rather than share the pipeline's one set.  A descriptor starts at a
+ * The shaders are the session's built-in kernels (transfer/kernel.h), their
+ * dispatches recorded in the queue's command buffer with a descriptor that
+ * names the range each one writes.  A descriptor starts at a
  * multiple of minStorageBufferOffsetAlignment and reaches at most
  * maxStorageBufferRange bytes, and the shaders index 32-bit words with
  * 32-bit integers: a larger range goes as several dispatches, each with a
@@ -26,7 +26,8 @@
 #include <llmem/frame.h>
 
 #include "base/error.h"
-#include "device/pipeline.h"
+#include "device/shaders.h"
+#include "transfer/kernel.h"
 #include "transfer/queue.h"
 
 #define TILE_ALIGN 16
@@ -144,15 +145,24 @@ static bool shader_can_write(const struct llmem_queue *q, const struct llmem_buf
 	return (b->usage & LLMEM_BUFFER_STORAGE) && q->session->push_descriptor_set;
 }
 
-/* The pipeline, built on first use under the session's queue lock. */
-static int shader_get(struct llmem_queue *q, enum llmem_pipeline_id id, struct llmem_pipeline **p)
+/* The fill or clear shader as a kernel: one storage buffer and the push
+ * constants of @push_size bytes. */
+static int shader_get(struct llmem_queue *q, enum llmem_builtin_kernel id,
+		      const struct llmem_shader *shader, uint32_t push_size,
+		      struct llmem_kernel **k)
 {
-	int ret;
+	static const uint32_t bindings[] = { LLMEM_BINDING_STORAGE_BUFFER };
 
-	pthread_mutex_lock(&q->session->queue_lock);
-	ret = llmem_pipeline_get(q->session, id, p);
-	pthread_mutex_unlock(&q->session->queue_lock);
-	return ret;
+	return llmem_kernel_builtin(q->session, id,
+				    &(struct llmem_kernel_create_info){
+					    .spirv = shader->code,
+					    .spirv_size = shader->size,
+					    .bindings = bindings,
+					    .binding_count = 1,
+					    .push_size = push_size,
+					    .name = shader->name,
+				    },
+				    0, k);
 }
 
 /*
@@ -203,27 +213,29 @@ static uint32_t groups(uint64_t items, uint32_t per_group, uint32_t limit)
  * barrier between them.
  */
 static void fill_by_shader(struct llmem_queue *q, struct llmem_buffer *b,
-			   const struct llmem_pipeline *p, uint64_t lo, uint64_t hi,
+			   const struct llmem_kernel *k, uint64_t lo, uint64_t hi,
 			   const uint8_t *pattern, uint32_t psize)
 {
-	struct llmem_session *s = q->session;
+	struct llmem_kernel_descriptors d;
 	struct shader_limits l;
 	struct fill_params fp;
 
 	for (uint32_t i = 0; i < 16; i++)
 		fp.pattern[i] = pattern[i % psize];
-	shader_limits(s, &l);
+	shader_limits(q->session, &l);
 	for (uint64_t at = lo, end; at < hi; at = end) {
 		uint64_t desc = at - at % l.quad_align;
 
 		end = min_u64(hi, at - at % l.piece + l.piece);
 		fp.first_word = (uint32_t)((at - desc) / 4);
 		fp.word_count = (uint32_t)((end - at) / 4);
+		d.buffers[0] = (VkDescriptorBufferInfo){ b->vk, desc, end - desc };
 		/* An invocation writes a quad per turn; the first group also
 		 * takes the words around the quads. */
-		llmem_pipeline_push(s, p, q->open->cmd,
-				    &(VkDescriptorBufferInfo){ b->vk, desc, end - desc }, &fp,
-				    groups((fp.word_count + 3) / 4, FILL_GROUP, l.groups[0]), 1);
+		llmem_kernel_record(
+			k, q->open->cmd, &d, VK_NULL_HANDLE, &fp,
+			(uint32_t[3]){ groups((fp.word_count + 3) / 4, FILL_GROUP, l.groups[0]), 1,
+				       1 });
 	}
 }
 
@@ -251,7 +263,7 @@ static enum fill_path fill_path(const struct llmem_queue *q, const struct llmem_
 
 static int record_fill(struct llmem_queue *q, struct llmem_buffer *b, uint64_t offset,
 		       uint64_t size, const uint8_t *pattern, uint32_t psize, enum fill_path path,
-		       const struct llmem_pipeline *p)
+		       const struct llmem_kernel *k)
 {
 	uint64_t end = offset + size, lo = (offset + 3) & ~3ull, hi = end & ~3ull;
 	uint32_t word;
@@ -269,7 +281,7 @@ static int record_fill(struct llmem_queue *q, struct llmem_buffer *b, uint64_t o
 	case FILL_BY_SHADER:
 		/* Only fills without ends get here (patterns of 4 bytes and
 		 * more, or aligned ranges): shader and copies never meet. */
-		fill_by_shader(q, b, p, lo, hi, pattern, psize);
+		fill_by_shader(q, b, k, lo, hi, pattern, psize);
 		break;
 	}
 	if (lo > offset || end > hi)
@@ -282,7 +294,7 @@ LLMEM_PUBLIC int llmem_enqueue_fill_buffer(struct llmem_queue *q, struct llmem_b
 					   uint32_t psize, const struct llmem_wait_list *wait_for,
 					   struct llmem_event **event)
 {
-	struct llmem_pipeline *p = NULL;
+	struct llmem_kernel *k = NULL;
 	enum fill_path path;
 	uint64_t lo, hi;
 	int ret = llmem_queue_check_buffer(q, b, "fill buffer");
@@ -313,14 +325,15 @@ LLMEM_PUBLIC int llmem_enqueue_fill_buffer(struct llmem_queue *q, struct llmem_b
 				   "fill needs%s",
 				   shader_can_write(q, b) ? " for its unaligned ends" : "");
 	if (path == FILL_BY_SHADER) {
-		ret = shader_get(q, LLMEM_PIPELINE_FILL, &p);
+		ret = shader_get(q, LLMEM_KERNEL_FILL, &llmem_shader_fill,
+				 sizeof(struct fill_params), &k);
 		if (ret)
 			return ret;
 	}
 	ret = llmem_queue_op_enter(q, wait_for, false, event);
 	if (ret)
 		return ret;
-	ret = record_fill(q, b, offset, size, pattern, psize, path, p);
+	ret = record_fill(q, b, offset, size, pattern, psize, path, k);
 	return llmem_queue_op_leave(q, ret, event);
 }
 
@@ -402,15 +415,15 @@ static void shader_barrier(VkCommandBuffer cmd)
  * a descriptor, otherwise row by row in runs of columns.
  */
 static void clear_by_shader(struct llmem_queue *q, struct llmem_buffer *b,
-			    const struct llmem_pipeline *p, const struct frame_rect *r)
+			    const struct llmem_kernel *k, const struct frame_rect *r)
 {
-	struct llmem_session *s = q->session;
+	struct llmem_kernel_descriptors d;
 	struct shader_limits l;
 	struct clear_params cp = { .pitch = (uint32_t)r->pitch };
 	uint64_t rows;
 
 	memcpy(&cp.rgba, r->rgba, 4);
-	shader_limits(s, &l);
+	shader_limits(q->session, &l);
 	for (uint64_t y = 0; y < r->height; y += rows) {
 		uint64_t start = r->offset + y * r->pitch, cols;
 
@@ -420,18 +433,20 @@ static void clear_by_shader(struct llmem_queue *q, struct llmem_buffer *b,
 				       1 + (l.piece - start % l.align - r->width * 4) / r->pitch);
 		for (uint64_t x = 0; x < r->width; x += cols) {
 			uint64_t at = start + x * 4, desc = at - at % l.align;
-			VkDescriptorBufferInfo range = { .buffer = b->vk, .offset = desc };
 
 			cols = min_u64(r->width - x, (l.piece - (at - desc)) / 4);
 			cp.offset = (uint32_t)(at - desc);
 			cp.width = (uint32_t)cols;
 			cp.height = (uint32_t)rows;
-			range.range = cp.offset + (rows - 1) * r->pitch + cols * 4;
+			d.buffers[0] = (VkDescriptorBufferInfo){
+				b->vk, desc, cp.offset + (rows - 1) * r->pitch + cols * 4
+			};
 			if (y || x)
 				shader_barrier(q->open->cmd);
-			llmem_pipeline_push(s, p, q->open->cmd, &range, &cp,
-					    groups(cols, CLEAR_GROUP_X, l.groups[0]),
-					    groups(rows, CLEAR_GROUP_Y, l.groups[1]));
+			llmem_kernel_record(k, q->open->cmd, &d, VK_NULL_HANDLE, &cp,
+					    (uint32_t[3]){ groups(cols, CLEAR_GROUP_X, l.groups[0]),
+							   groups(rows, CLEAR_GROUP_Y, l.groups[1]),
+							   1 });
 		}
 	}
 }
@@ -461,7 +476,7 @@ LLMEM_PUBLIC int llmem_enqueue_clear_frame(struct llmem_queue *q, struct llmem_b
 					   const struct llmem_wait_list *wait_for,
 					   struct llmem_event **event)
 {
-	struct llmem_pipeline *p = NULL;
+	struct llmem_kernel *k = NULL;
 	struct frame_rect r;
 	bool shader;
 	int ret = llmem_queue_check_buffer(q, b, "clear frame");
@@ -478,7 +493,8 @@ LLMEM_PUBLIC int llmem_enqueue_clear_frame(struct llmem_queue *q, struct llmem_b
 					   ? " and a plane offset and pitch that are multiples of 4"
 					   : " and VK_KHR_push_descriptor");
 	if (shader) {
-		ret = shader_get(q, LLMEM_PIPELINE_CLEAR, &p);
+		ret = shader_get(q, LLMEM_KERNEL_CLEAR, &llmem_shader_clear,
+				 sizeof(struct clear_params), &k);
 		if (ret)
 			return ret;
 	}
@@ -488,7 +504,7 @@ LLMEM_PUBLIC int llmem_enqueue_clear_frame(struct llmem_queue *q, struct llmem_b
 	if (!llmem_queue_begin_op(q))
 		ret = q->record_error;
 	else if (shader)
-		clear_by_shader(q, b, p, &r);
+		clear_by_shader(q, b, k, &r);
 	else
 		ret = clear_by_copy(q, b, &r);
 	return llmem_queue_op_leave(q, ret, event);

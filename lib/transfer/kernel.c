@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
- * User compute: the caller's SPIR-V as a compute pipeline whose descriptors
- * are pushed per dispatch, and dispatches recorded on a transfer queue like
- * any other operation.
+ * Compute kernels, the caller's and the library's own: SPIR-V as a compute
+ * pipeline whose descriptors are pushed per dispatch, dispatches recorded
+ * on a transfer queue like any other operation or into a command buffer
+ * kept for resubmission, and the built-in shaders as kernels of the
+ * session, made on first use.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +24,7 @@
 #include "device/vk.h"
 #include "memory/buffer.h"
 #include "memory/image.h"
+#include "transfer/kernel.h"
 #include "transfer/queue.h"
 
 #define SPIRV_MAGIC 0x07230203u
@@ -38,6 +43,8 @@ struct llmem_kernel {
 	VkDescriptorSetLayout set_layout;
 	VkPipelineLayout layout;
 	VkPipeline pipeline;
+	/* LLMEM_KERNEL_RECORDED: descriptor sets, not pushed descriptors. */
+	bool recorded;
 };
 
 static const VkDescriptorType descriptor_types[] = {
@@ -123,8 +130,6 @@ static int check_info(struct llmem_session *s, const struct llmem_kernel_create_
 				   "kernel: %u bytes of push constants: a multiple of 4, "
 				   "at most %u",
 				   ci->push_size, LLMEM_KERNEL_MAX_PUSH);
-	if (!s->push_descriptor_set)
-		return llmem_error(-ENOTSUP, "kernel: the device lacks VK_KHR_push_descriptor");
 	return 0;
 }
 
@@ -160,7 +165,9 @@ static int build(struct llmem_kernel *k, const uint32_t *code, size_t size, cons
 		dev,
 		&(VkDescriptorSetLayoutCreateInfo){
 			.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
-			.flags = VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR,
+			.flags = k->recorded
+					 ? 0
+					 : VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR,
 			.bindingCount = k->binding_count,
 			.pBindings = b,
 		},
@@ -196,9 +203,8 @@ static int build(struct llmem_kernel *k, const uint32_t *code, size_t size, cons
 	return 0;
 }
 
-LLMEM_PUBLIC int llmem_kernel_create(struct llmem_session *s,
-				     const struct llmem_kernel_create_info *ci,
-				     struct llmem_kernel **out)
+static int kernel_create(struct llmem_session *s, const struct llmem_kernel_create_info *ci,
+			 uint32_t flags, struct llmem_kernel **out)
 {
 	const char *entry, *name;
 	struct llmem_kernel *k;
@@ -214,6 +220,9 @@ LLMEM_PUBLIC int llmem_kernel_create(struct llmem_session *s,
 		return ret;
 	entry = ci->entry ? ci->entry : "main";
 	name = ci->name ? ci->name : ci->path ? ci->path : "kernel";
+	if (!(flags & LLMEM_KERNEL_RECORDED) && !s->push_descriptor_set)
+		return llmem_error(-ENOTSUP, "kernel %s: device %s lacks VK_KHR_push_descriptor",
+				   name, s->props.deviceName);
 	if (ci->path) {
 		ret = read_file(ci->path, &code, &size);
 	} else {
@@ -241,6 +250,7 @@ LLMEM_PUBLIC int llmem_kernel_create(struct llmem_session *s,
 	for (uint32_t i = 0; i < ci->binding_count; i++)
 		k->types[i] = descriptor_types[ci->bindings[i]];
 	k->push_size = ci->push_size;
+	k->recorded = flags & LLMEM_KERNEL_RECORDED;
 	ret = build(k, code, size, entry);
 	if (ret) {
 		llmem_kernel_destroy(k);
@@ -250,6 +260,13 @@ LLMEM_PUBLIC int llmem_kernel_create(struct llmem_session *s,
 out_free_code:
 	free(code);
 	return ret;
+}
+
+LLMEM_PUBLIC int llmem_kernel_create(struct llmem_session *s,
+				     const struct llmem_kernel_create_info *ci,
+				     struct llmem_kernel **out)
+{
+	return kernel_create(s, ci, 0, out);
 }
 
 LLMEM_PUBLIC void llmem_kernel_destroy(struct llmem_kernel *k)
@@ -307,12 +324,58 @@ static int describe(const struct llmem_kernel *k, uint32_t i, const struct llmem
 	return 0;
 }
 
+int llmem_kernel_describe(const struct llmem_kernel *k, const struct llmem_kernel_arg *args,
+			  uint32_t count, struct llmem_kernel_descriptors *out)
+{
+	if (count != k->binding_count || (count && !args))
+		return llmem_error(-EINVAL, "dispatch %s: %u arguments for %u bindings", k->name,
+				   args ? count : 0, k->binding_count);
+	for (uint32_t i = 0; i < count; i++) {
+		int ret = describe(k, i, &args[i], &out->buffers[i], &out->images[i]);
+
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+void llmem_kernel_record(const struct llmem_kernel *k, VkCommandBuffer cmd,
+			 const struct llmem_kernel_descriptors *d, VkDescriptorSet set,
+			 const void *push, const uint32_t groups[3])
+{
+	VkWriteDescriptorSet w[LLMEM_KERNEL_MAX_BINDINGS];
+
+	for (uint32_t i = 0; i < k->binding_count; i++)
+		w[i] = (VkWriteDescriptorSet){
+			.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+			.dstSet = set,
+			.dstBinding = i,
+			.descriptorCount = 1,
+			.descriptorType = k->types[i],
+			.pImageInfo = &d->images[i],
+			.pBufferInfo = &d->buffers[i],
+		};
+	vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, k->pipeline);
+	if (k->recorded) {
+		vkUpdateDescriptorSets(k->session->device, k->binding_count, w, 0, NULL);
+		vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, k->layout, 0, 1, &set,
+					0, NULL);
+	} else if (k->binding_count) {
+		k->session->push_descriptor_set(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, k->layout, 0,
+						k->binding_count, w);
+	}
+	if (k->push_size)
+		vkCmdPushConstants(cmd, k->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, k->push_size,
+				   push);
+	vkCmdDispatch(cmd, groups[0], groups[1], groups[2]);
+	atomic_fetch_add(&k->session->shader_dispatches, 1);
+}
+
 static int check_dispatch(struct llmem_queue *q, const struct llmem_kernel *k,
-			  const struct llmem_dispatch *d, VkWriteDescriptorSet *w,
-			  VkDescriptorBufferInfo *bi, VkDescriptorImageInfo *ii, uint32_t *groups)
+			  const struct llmem_dispatch *d, struct llmem_kernel_descriptors *desc,
+			  uint32_t *groups)
 {
 	const uint32_t *max = q ? q->session->props.limits.maxComputeWorkGroupCount : NULL;
-	int ret;
 
 	if (!q || !k || !d)
 		return llmem_error(-EINVAL, "dispatch: NULL %s",
@@ -322,9 +385,6 @@ static int check_dispatch(struct llmem_queue *q, const struct llmem_kernel *k,
 	if (k->session != q->session)
 		return llmem_error(-EINVAL, "dispatch %s: the kernel is of another session",
 				   k->name);
-	if (d->arg_count != k->binding_count || (d->arg_count && !d->args))
-		return llmem_error(-EINVAL, "dispatch %s: %u arguments for %u bindings", k->name,
-				   d->args ? d->arg_count : 0, k->binding_count);
 	if (k->push_size && !d->push)
 		return llmem_error(-EINVAL, "dispatch %s: NULL push constants", k->name);
 	for (int i = 0; i < 3; i++) {
@@ -333,20 +393,7 @@ static int check_dispatch(struct llmem_queue *q, const struct llmem_kernel *k,
 			return llmem_error(-EINVAL, "dispatch %s: %u groups on axis %d, at most %u",
 					   k->name, groups[i], i, max[i]);
 	}
-	for (uint32_t i = 0; i < k->binding_count; i++) {
-		ret = describe(k, i, &d->args[i], &bi[i], &ii[i]);
-		if (ret)
-			return ret;
-		w[i] = (VkWriteDescriptorSet){
-			.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
-			.dstBinding = i,
-			.descriptorCount = 1,
-			.descriptorType = k->types[i],
-			.pImageInfo = &ii[i],
-			.pBufferInfo = &bi[i],
-		};
-	}
-	return 0;
+	return llmem_kernel_describe(k, d->args, d->arg_count, desc);
 }
 
 LLMEM_PUBLIC int llmem_enqueue_dispatch(struct llmem_queue *q, struct llmem_kernel *k,
@@ -354,30 +401,147 @@ LLMEM_PUBLIC int llmem_enqueue_dispatch(struct llmem_queue *q, struct llmem_kern
 					const struct llmem_wait_list *wait_for,
 					struct llmem_event **event)
 {
-	VkWriteDescriptorSet w[LLMEM_KERNEL_MAX_BINDINGS];
-	VkDescriptorBufferInfo bi[LLMEM_KERNEL_MAX_BINDINGS];
-	VkDescriptorImageInfo ii[LLMEM_KERNEL_MAX_BINDINGS];
+	struct llmem_kernel_descriptors desc;
 	VkCommandBuffer cmd;
 	uint32_t groups[3];
 	int ret;
 
-	ret = check_dispatch(q, k, d, w, bi, ii, groups);
+	ret = check_dispatch(q, k, d, &desc, groups);
 	if (!ret)
 		ret = llmem_queue_op_enter(q, wait_for, false, event);
 	if (ret)
 		return ret;
 	cmd = llmem_queue_begin_op(q);
-	if (cmd == VK_NULL_HANDLE) {
+	if (cmd == VK_NULL_HANDLE)
 		ret = q->record_error;
-	} else {
-		vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, k->pipeline);
-		if (k->binding_count)
-			q->session->push_descriptor_set(cmd, VK_PIPELINE_BIND_POINT_COMPUTE,
-							k->layout, 0, k->binding_count, w);
-		if (k->push_size)
-			vkCmdPushConstants(cmd, k->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0,
-					   k->push_size, d->push);
-		vkCmdDispatch(cmd, groups[0], groups[1], groups[2]);
-	}
+	else
+		llmem_kernel_record(k, cmd, &desc, VK_NULL_HANDLE, d->push, groups);
 	return llmem_queue_op_leave(q, ret, event);
+}
+
+int llmem_kernel_sets_create(const struct llmem_kernel *k, uint32_t count,
+			     struct llmem_kernel_sets **out)
+{
+	VkDescriptorPoolSize sizes[LLMEM_KERNEL_MAX_BINDINGS];
+	struct llmem_kernel_sets *sets;
+	VkDescriptorSetLayout *layouts;
+	const char *what;
+	uint32_t n = 0;
+	VkResult r;
+
+	for (uint32_t i = 0; i < k->binding_count; i++) {
+		uint32_t j = 0;
+
+		while (j < n && sizes[j].type != k->types[i])
+			j++;
+		if (j == n)
+			sizes[n++] = (VkDescriptorPoolSize){ k->types[i], 0 };
+		sizes[j].descriptorCount += count;
+	}
+	sets = calloc(1, sizeof(*sets) + count * sizeof(sets->sets[0]));
+	layouts = calloc(count, sizeof(*layouts));
+	if (!sets || !layouts) {
+		free(sets);
+		free(layouts);
+		return llmem_error(-ENOMEM, "kernel %s: out of memory for %u sets", k->name, count);
+	}
+	for (uint32_t i = 0; i < count; i++)
+		layouts[i] = k->set_layout;
+	sets->device = k->session->device;
+	what = "vkCreateDescriptorPool";
+	r = vkCreateDescriptorPool(sets->device,
+				   &(VkDescriptorPoolCreateInfo){
+					   .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
+					   .maxSets = count,
+					   .poolSizeCount = n,
+					   .pPoolSizes = sizes,
+				   },
+				   NULL, &sets->pool);
+	if (r == VK_SUCCESS) {
+		what = "vkAllocateDescriptorSets";
+		r = vkAllocateDescriptorSets(
+			sets->device,
+			&(VkDescriptorSetAllocateInfo){
+				.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
+				.descriptorPool = sets->pool,
+				.descriptorSetCount = count,
+				.pSetLayouts = layouts,
+			},
+			sets->sets);
+	}
+	free(layouts);
+	if (r != VK_SUCCESS) {
+		llmem_kernel_sets_destroy(sets);
+		return llmem_vk_error(r, what);
+	}
+	*out = sets;
+	return 0;
+}
+
+void llmem_kernel_sets_destroy(struct llmem_kernel_sets *sets)
+{
+	if (!sets)
+		return;
+	/* Destroying the pool frees its sets. */
+	vkDestroyDescriptorPool(sets->device, sets->pool, NULL);
+	free(sets);
+}
+
+/* The built-in kernels of a session, each made on first use. */
+struct builtins {
+	struct llmem_session *session;
+	pthread_mutex_t lock;
+	struct llmem_kernel *kernels[LLMEM_KERNEL_BUILTINS];
+};
+
+static int builtins_create(struct llmem_session *s, void **out)
+{
+	struct builtins *b = calloc(1, sizeof(*b));
+
+	if (!b)
+		return llmem_error(-ENOMEM, "kernel: out of memory");
+	b->session = s;
+	pthread_mutex_init(&b->lock, NULL);
+	*out = b;
+	return 0;
+}
+
+/*
+ * The session is going, but llmem_session_destroy() fails and keeps it
+ * when memories are left, a queue's staging among them: work of that queue
+ * may still use the kernels, so the queue drains first.
+ */
+static void builtins_destroy(void *object)
+{
+	struct builtins *b = object;
+	struct llmem_session *s = b->session;
+
+	pthread_mutex_lock(&s->queue_lock);
+	vkQueueWaitIdle(s->queue);
+	pthread_mutex_unlock(&s->queue_lock);
+	for (int i = 0; i < LLMEM_KERNEL_BUILTINS; i++)
+		llmem_kernel_destroy(b->kernels[i]);
+	pthread_mutex_destroy(&b->lock);
+	free(b);
+}
+
+int llmem_kernel_builtin(struct llmem_session *s, enum llmem_builtin_kernel id,
+			 const struct llmem_kernel_create_info *info, uint32_t flags,
+			 struct llmem_kernel **out)
+{
+	struct builtins *b;
+	void *object;
+	int ret;
+
+	ret = llmem_session_extra(s, LLMEM_SESSION_EXTRA_KERNELS, builtins_create, builtins_destroy,
+				  &object);
+	if (ret)
+		return ret;
+	b = object;
+	pthread_mutex_lock(&b->lock);
+	if (!b->kernels[id])
+		ret = kernel_create(s, info, flags, &b->kernels[id]);
+	*out = b->kernels[id];
+	pthread_mutex_unlock(&b->lock);
+	return ret;
 }

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: MIT
 /*
  * YUYV and NV12 frames to RGBA on the device: the conversion of each frame
- * buffer recorded once into a command buffer of its own, then submitted per
- * frame.  A one-off conversion is a converter of one frame.  The RGBA frame
- * is written in the byte order its fourcc names: R, G, B, A for ABGR8888,
- * B, G, R, A for XRGB8888 and ARGB8888, what displays scan out.  NV12's CbCr
- * plane is read from a binding of its own, bound to the Y plane's buffer or
- * to a buffer of the plane's own (a camera's NV12M).
+ * buffer, a dispatch of the session's built-in kernel for the format
+ * (transfer/kernel.h), recorded once with a descriptor set of its own into a
+ * command buffer of its own, then submitted per frame.  A one-off
+ * conversion is a converter of one frame.
+ * The RGBA frame is written in the byte order its fourcc names: R, G, B, A
+ * for ABGR8888, B, G, R, A for XRGB8888 and ARGB8888, what displays scan
+ * out.  NV12's CbCr plane is read from a binding of its own, bound to the Y
+ * plane's buffer or to a buffer of the plane's own (a camera's NV12M).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -17,11 +19,12 @@
 #include <llmem/convert.h>
 
 #include "base/error.h"
-#include "device/pipeline.h"
 #include "device/session.h"
+#include "device/shaders.h"
 #include "device/submit.h"
 #include "device/vk.h"
 #include "memory/buffer.h"
+#include "transfer/kernel.h"
 
 /* Mirrors the push_constant block of shaders/convert_params.glsl. */
 struct convert_params {
@@ -143,9 +146,12 @@ static void foreign_ownership(struct llmem_session *s, VkCommandBuffer cmd,
 
 /* The shader, its push constants and how many groups cover the frame. */
 struct conversion {
-	enum llmem_pipeline_id id;
+	enum llmem_builtin_kernel id;
+	const struct llmem_shader *shader;
+	/* The frame (NV12: its Y plane), the RGBA frame; NV12's CbCr plane. */
+	uint32_t binding_count;
 	struct convert_params params;
-	uint32_t groups_x, groups_y;
+	uint32_t groups[3];
 };
 
 static void plan(const struct llmem_convert_info *info, struct conversion *c)
@@ -164,21 +170,52 @@ static void plan(const struct llmem_convert_info *info, struct conversion *c)
 		.full_range = info->range,
 		.dst_bgra = d->fourcc != DRM_FORMAT_ABGR8888,
 	};
-	c->id = s->fourcc == DRM_FORMAT_YUYV ? LLMEM_PIPELINE_YUYV_TO_RGBA
-					     : LLMEM_PIPELINE_NV12_TO_RGBA;
-	/* The YUYV shader converts a pixel pair per invocation. */
-	pixels_x = c->id == LLMEM_PIPELINE_YUYV_TO_RGBA ? s->width / 2 : s->width;
-	c->groups_x = (pixels_x + GROUP_X - 1) / GROUP_X;
-	c->groups_y = (s->height + GROUP_Y - 1) / GROUP_Y;
+	if (s->fourcc == DRM_FORMAT_YUYV) {
+		c->id = LLMEM_KERNEL_YUYV_TO_RGBA;
+		c->shader = &llmem_shader_yuyv_to_rgba;
+		c->binding_count = 2;
+		/* The YUYV shader converts a pixel pair per invocation. */
+		pixels_x = s->width / 2;
+	} else {
+		c->id = LLMEM_KERNEL_NV12_TO_RGBA;
+		c->shader = &llmem_shader_nv12_to_rgba;
+		c->binding_count = 3;
+		pixels_x = s->width;
+	}
+	c->groups[0] = (pixels_x + GROUP_X - 1) / GROUP_X;
+	c->groups[1] = (s->height + GROUP_Y - 1) / GROUP_Y;
+	c->groups[2] = 1;
+}
+
+/* The conversion's shader, as the session's kernel. */
+static int kernel_get(struct llmem_session *s, const struct conversion *c, struct llmem_kernel **k)
+{
+	static const uint32_t bindings[] = {
+		LLMEM_BINDING_STORAGE_BUFFER,
+		LLMEM_BINDING_STORAGE_BUFFER,
+		LLMEM_BINDING_STORAGE_BUFFER,
+	};
+
+	return llmem_kernel_builtin(s, c->id,
+				    &(struct llmem_kernel_create_info){
+					    .spirv = c->shader->code,
+					    .spirv_size = c->shader->size,
+					    .bindings = bindings,
+					    .binding_count = c->binding_count,
+					    .push_size = sizeof(struct convert_params),
+					    .name = c->shader->name,
+				    },
+				    LLMEM_KERNEL_RECORDED, k);
 }
 
 /*
  * Whatever wrote the frame (host, transfer, camera) is visible to the
  * shader, and the RGBA frame to the host and to later transfers.
  */
-static void record(struct llmem_session *s, VkCommandBuffer cmd, const struct llmem_pipeline *p,
-		   VkDescriptorSet set, struct llmem_buffer *src, struct llmem_buffer *chroma,
-		   struct llmem_buffer *dst, const struct conversion *c)
+static void record(struct llmem_session *s, VkCommandBuffer cmd, const struct llmem_kernel *k,
+		   const struct llmem_kernel_descriptors *d, VkDescriptorSet set,
+		   struct llmem_buffer *src, struct llmem_buffer *chroma, struct llmem_buffer *dst,
+		   const struct conversion *c)
 {
 	vkCmdPipelineBarrier(
 		cmd, VK_PIPELINE_STAGE_HOST_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
@@ -193,7 +230,7 @@ static void record(struct llmem_session *s, VkCommandBuffer cmd, const struct ll
 	if (chroma)
 		foreign_ownership(s, cmd, chroma, true, VK_ACCESS_SHADER_READ_BIT);
 	foreign_ownership(s, cmd, dst, true, VK_ACCESS_SHADER_WRITE_BIT);
-	llmem_pipeline_record(p, cmd, set, &c->params, c->groups_x, c->groups_y);
+	llmem_kernel_record(k, cmd, d, set, &c->params, c->groups);
 	foreign_ownership(s, cmd, src, false, VK_ACCESS_SHADER_READ_BIT);
 	if (chroma)
 		foreign_ownership(s, cmd, chroma, false, VK_ACCESS_SHADER_READ_BIT);
@@ -237,7 +274,7 @@ LLMEM_PUBLIC int llmem_convert_to_rgba(const struct llmem_convert_info *info)
 struct llmem_converter {
 	struct llmem_session *session;
 	VkCommandPool pool;
-	VkDescriptorPool descriptors;
+	struct llmem_kernel_sets *sets;
 	VkFence fence;
 	uint32_t count;
 	VkCommandBuffer cmds[];
@@ -252,25 +289,24 @@ LLMEM_PUBLIC void llmem_converter_destroy(struct llmem_converter *c)
 	dev = c->session->device;
 	if (c->fence)
 		vkDestroyFence(dev, c->fence, NULL);
-	/* Destroying the pools frees their command buffers and sets. */
+	/* Destroying the pool frees its command buffers. */
 	if (c->pool)
 		vkDestroyCommandPool(dev, c->pool, NULL);
-	if (c->descriptors)
-		vkDestroyDescriptorPool(dev, c->descriptors, NULL);
+	llmem_kernel_sets_destroy(c->sets);
 	free(c);
 }
 
 /* One command buffer and descriptor set per source, recorded once. */
 static int record_all(struct llmem_converter *c, const struct llmem_converter_create_info *info,
-		      struct llmem_pipeline *p, const struct conversion *conv)
+		      const struct llmem_kernel *k, const struct conversion *conv)
 {
 	VkDevice dev = c->session->device;
-	VkDescriptorPoolSize size = {
-		.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-		.descriptorCount = p->buffer_count * c->count,
-	};
 	VkResult r;
+	int ret;
 
+	ret = llmem_kernel_sets_create(k, c->count, &c->sets);
+	if (ret)
+		return ret;
 	r = vkCreateCommandPool(dev,
 				&(VkCommandPoolCreateInfo){
 					.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
@@ -279,16 +315,6 @@ static int record_all(struct llmem_converter *c, const struct llmem_converter_cr
 				NULL, &c->pool);
 	if (r != VK_SUCCESS)
 		return llmem_vk_error(r, "vkCreateCommandPool");
-	r = vkCreateDescriptorPool(dev,
-				   &(VkDescriptorPoolCreateInfo){
-					   .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
-					   .maxSets = c->count,
-					   .poolSizeCount = 1,
-					   .pPoolSizes = &size,
-				   },
-				   NULL, &c->descriptors);
-	if (r != VK_SUCCESS)
-		return llmem_vk_error(r, "vkCreateDescriptorPool");
 	r = vkCreateFence(dev, &(VkFenceCreateInfo){ .sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO },
 			  NULL, &c->fence);
 	if (r != VK_SUCCESS)
@@ -306,32 +332,26 @@ static int record_all(struct llmem_converter *c, const struct llmem_converter_cr
 		return llmem_vk_error(r, "vkAllocateCommandBuffers");
 
 	for (uint32_t i = 0; i < c->count; i++) {
-		struct llmem_buffer *chroma;
-		VkDescriptorSet set;
-
-		r = vkAllocateDescriptorSets(
-			dev,
-			&(VkDescriptorSetAllocateInfo){
-				.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
-				.descriptorPool = c->descriptors,
-				.descriptorSetCount = 1,
-				.pSetLayouts = &p->set_layout,
-			},
-			&set);
-		if (r != VK_SUCCESS)
-			return llmem_vk_error(r, "vkAllocateDescriptorSets");
+		struct llmem_buffer *chroma = info->chroma_srcs ? info->chroma_srcs[i] : NULL;
+		struct llmem_kernel_descriptors d;
 		/* NV12's CbCr binding: the Y plane's buffer, or the plane's own. */
-		chroma = info->chroma_srcs ? info->chroma_srcs[i] : NULL;
-		llmem_pipeline_write_set(c->session, p, set,
-					 (VkBuffer[]){ info->srcs[i]->vk, info->dst->vk,
-						       chroma ? chroma->vk : info->srcs[i]->vk });
+		struct llmem_kernel_arg args[] = {
+			{ .buffer = info->srcs[i] },
+			{ .buffer = info->dst },
+			{ .buffer = chroma ? chroma : info->srcs[i] },
+		};
+
+		ret = llmem_kernel_describe(k, args, conv->binding_count, &d);
+		if (ret)
+			return ret;
 		r = vkBeginCommandBuffer(
 			c->cmds[i], &(VkCommandBufferBeginInfo){
 					    .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
 				    });
 		if (r != VK_SUCCESS)
 			return llmem_vk_error(r, "vkBeginCommandBuffer");
-		record(c->session, c->cmds[i], p, set, info->srcs[i], chroma, info->dst, conv);
+		record(c->session, c->cmds[i], k, &d, c->sets->sets[i], info->srcs[i], chroma,
+		       info->dst, conv);
 		r = vkEndCommandBuffer(c->cmds[i]);
 		if (r != VK_SUCCESS)
 			return llmem_vk_error(r, "vkEndCommandBuffer");
@@ -344,7 +364,7 @@ LLMEM_PUBLIC int llmem_converter_create(const struct llmem_converter_create_info
 {
 	struct llmem_convert_info one;
 	struct llmem_converter *c;
-	struct llmem_pipeline *p;
+	struct llmem_kernel *k;
 	struct conversion conv;
 	int ret;
 
@@ -377,9 +397,9 @@ LLMEM_PUBLIC int llmem_converter_create(const struct llmem_converter_create_info
 	c->session = llmem_memory_session(info->dst->obj.memory);
 	c->count = info->src_count;
 
-	ret = llmem_pipeline_get(c->session, conv.id, &p);
+	ret = kernel_get(c->session, &conv, &k);
 	if (!ret)
-		ret = record_all(c, info, p, &conv);
+		ret = record_all(c, info, k, &conv);
 	if (ret) {
 		llmem_converter_destroy(c);
 		return ret;
