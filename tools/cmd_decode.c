@@ -30,12 +30,12 @@
 #include "camera.h"
 #include "codec_bufs.h"
 #include "commands.h"
+#include "fwht_feed.h"
 #include "png_writer.h"
 #include "progress.h"
 #include "report.h"
 
 #define TIMEOUT_MS 10000
-#define INPUT_BUFS 2
 #define FRAME_BUFS 3
 
 static struct {
@@ -76,25 +76,19 @@ static const struct cli_option options[] = {
 
 struct decode_run {
 	const char *input;
-	int input_fd;
-	/* The file's bytes, those fed to the decoder, and its FWHT frames. */
-	uint64_t stream_len, fed;
-	uint32_t stream_frames;
-	uint32_t width, height;
+	struct fwht_feed feed;
 	struct llmem_session *session;
-	struct llmem_codec *dec;
-	char decoder[64];
+	struct llmem_codec *dec; /* feed.dec */
 	struct llmem_codec_format capf;
 	struct llmem_frame_layout layout, rgba_layout;
-	struct codec_buf in[INPUT_BUFS], frame[FRAME_BUFS];
+	struct codec_buf frame[FRAME_BUFS];
 	struct llmem_memory *rgba_memory;
 	struct llmem_buffer *rgba;
 	const uint8_t *rgba_map;
-	uint32_t in_free; /* bitmask of input slots the decoder gave back */
 	FILE *raw_file;
 	struct progress progress;
 	/* results */
-	uint32_t frames, input_frames, source_changes;
+	uint32_t frames, source_changes;
 	uint64_t bytes_copied;
 	double seconds;
 };
@@ -103,100 +97,6 @@ static int fail(int err, const char *what)
 {
 	fprintf(stderr, "llmem decode: %s: %s\n", what, llmem_last_error());
 	return err;
-}
-
-/* The size of the FWHT frame at byte @at of the input (header included),
- * or 0 where none starts or it runs past the end; its header in @hdr. */
-static size_t frame_at(const struct decode_run *r, uint64_t at, uint8_t hdr[FWHT_HEADER])
-{
-	size_t size;
-
-	if (r->stream_len - at < FWHT_HEADER ||
-	    pread(r->input_fd, hdr, FWHT_HEADER, (off_t)at) != FWHT_HEADER)
-		return 0;
-	size = fwht_frame_bytes(hdr);
-	return size && size <= r->stream_len - at ? size : 0;
-}
-
-/* Opens the input and walks its FWHT headers: whole frames, back to back. */
-static int open_stream(struct decode_run *r)
-{
-	uint8_t hdr[FWHT_HEADER];
-	struct stat st;
-	size_t size;
-
-	r->input_fd = open(r->input, O_RDONLY | O_CLOEXEC);
-	if (r->input_fd < 0 || fstat(r->input_fd, &st)) {
-		fprintf(stderr, "llmem decode: %s: %s\n", r->input, strerror(errno));
-		return -errno;
-	}
-	r->stream_len = (uint64_t)st.st_size;
-	for (uint64_t at = 0; at < r->stream_len; at += size) {
-		size = frame_at(r, at, hdr);
-		if (!size) {
-			fprintf(stderr, "llmem decode: %s: no whole FWHT frame at byte %llu\n",
-				r->input, (unsigned long long)at);
-			return -EINVAL;
-		}
-		if (!at)
-			fwht_frame_dims(hdr, &r->width, &r->height);
-		r->stream_frames++;
-	}
-	if (!r->stream_frames) {
-		fprintf(stderr, "llmem decode: %s is empty\n", r->input);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-/*
- * Queues the next FWHT frame of the stream in a free input slot, if both
- * exist.  read() puts the file's bytes straight into the llmem buffer the
- * decoder reads: no copy in between.
- */
-static int feed(struct decode_run *r, bool *fed)
-{
-	struct llmem_codec_plane p;
-	uint8_t hdr[FWHT_HEADER];
-	size_t size = r->fed < r->stream_len ? frame_at(r, r->fed, hdr) : 0;
-	uint32_t slot;
-	int ret;
-
-	*fed = false;
-	if (!size || !r->in_free)
-		return 0;
-	slot = (uint32_t)__builtin_ctz(r->in_free);
-	if (size > r->in[slot].size) {
-		fprintf(stderr,
-			"llmem decode: frame %u has %zu bytes, more than the decoder's %u\n",
-			r->input_frames, size, r->in[slot].size);
-		return -EINVAL;
-	}
-	if (pread(r->input_fd, r->in[slot].map, size, (off_t)r->fed) != (ssize_t)size) {
-		fprintf(stderr, "llmem decode: %s: %s\n", r->input, strerror(errno));
-		return -EIO;
-	}
-	llmem_buffer_flush(r->in[slot].buffer, 0, LLMEM_WHOLE_SIZE);
-	p = (struct llmem_codec_plane){ .fd = r->in[slot].fd, .bytesused = (uint32_t)size };
-	ret = llmem_codec_queue(r->dec, LLMEM_CODEC_OUTPUT, slot, &p, 1, r->input_frames);
-	if (ret)
-		return fail(ret, "queue bitstream");
-	r->in_free &= ~(1u << slot);
-	r->fed += size;
-	r->input_frames++;
-	*fed = true;
-	return 0;
-}
-
-/* Input slots the decoder is done with, without waiting. */
-static int reclaim(struct decode_run *r)
-{
-	struct llmem_codec_buffer b;
-	int ret;
-
-	while (!(ret = llmem_codec_dequeue(r->dec, LLMEM_CODEC_OUTPUT, 0, &b)))
-		r->in_free |= 1u << b.index;
-	return ret == -ETIMEDOUT || ret == -EAGAIN ? 0 : fail(ret, "bitstream buffer back");
 }
 
 /*
@@ -272,7 +172,7 @@ static int setup_capture(struct decode_run *r)
 	if (ret)
 		return fail(ret, "decoded format");
 	if (r->capf.num_planes != 1) {
-		fprintf(stderr, "llmem decode: %s gives %.4s in %u planes\n", r->decoder,
+		fprintf(stderr, "llmem decode: %s gives %.4s in %u planes\n", r->feed.node,
 			(const char *)&r->capf.fourcc, r->capf.num_planes);
 		return -ENOTSUP;
 	}
@@ -357,23 +257,14 @@ static double wall_s(void)
  * up again and decoding goes on. */
 static int decode_loop(struct decode_run *r)
 {
-	bool fed, draining = false;
 	int ret;
 
 	for (;;) {
 		struct llmem_codec_buffer b;
 
-		ret = reclaim(r);
-		while (!ret && (ret = feed(r, &fed)) == 0 && fed)
-			;
+		ret = fwht_feed_step(&r->feed);
 		if (ret)
 			return ret;
-		if (!draining && r->fed == r->stream_len) {
-			ret = llmem_codec_drain(r->dec);
-			if (ret)
-				return fail(ret, "drain");
-			draining = true;
-		}
 		ret = llmem_codec_dequeue(r->dec, LLMEM_CODEC_CAPTURE, TIMEOUT_MS, &b);
 		if (ret)
 			return fail(ret, "decoded frame");
@@ -403,13 +294,10 @@ static int decode_loop(struct decode_run *r)
 static int decode_frames(struct decode_run *r)
 {
 	double start = wall_s();
-	bool fed;
 	uint32_t ev;
 	int ret;
 
-	do {
-		ret = feed(r, &fed);
-	} while (!ret && fed);
+	ret = fwht_feed_prime(&r->feed);
 	if (ret)
 		return ret;
 	ret = llmem_codec_stream_on(r->dec, LLMEM_CODEC_OUTPUT);
@@ -426,7 +314,7 @@ static int decode_frames(struct decode_run *r)
 	ret = setup_capture(r);
 	if (ret)
 		return ret;
-	progress_start(&r->progress, "llmem decode", "frames", r->stream_frames,
+	progress_start(&r->progress, "llmem decode", "frames", r->feed.frames,
 		       args.quiet || args.json);
 	ret = decode_loop(r);
 	progress_end(&r->progress);
@@ -436,46 +324,15 @@ static int decode_frames(struct decode_run *r)
 
 static int setup_decoder(struct decode_run *r)
 {
-	struct llmem_codec_find_info fi = { .kind = LLMEM_CODEC_DECODER,
-					    .coded_fourcc = V4L2_PIX_FMT_FWHT };
-	struct llmem_codec_format want = { .fourcc = V4L2_PIX_FMT_FWHT,
-					   .width = r->width,
-					   .height = r->height };
-	struct llmem_codec_format got;
 	struct llmem_session_create_info sci = { .app_name = "llmem decode" };
 	int ret;
 
 	ret = llmem_session_create(&sci, &r->session);
 	if (ret)
 		return fail(ret, "Vulkan session");
-	if (args.decoder)
-		snprintf(r->decoder, sizeof(r->decoder), "%s", args.decoder);
-	else if ((ret = llmem_codec_find(&fi, r->decoder, sizeof(r->decoder))))
-		return fail(ret, "find a decoder");
-	ret = llmem_codec_open(r->decoder, &r->dec);
-	if (ret)
-		return fail(ret, "open decoder");
-	if (llmem_codec_kind(r->dec) != LLMEM_CODEC_DECODER) {
-		fprintf(stderr, "llmem decode: %s is no stateful decoder\n", r->decoder);
-		return -ENODEV;
-	}
-	ret = llmem_codec_set_format(r->dec, LLMEM_CODEC_OUTPUT, &want, &got);
-	if (ret)
-		return fail(ret, "bitstream format");
-	ret = llmem_codec_request_buffers(r->dec, LLMEM_CODEC_OUTPUT, LLMEM_V4L2_MEMORY_DMABUF,
-					  INPUT_BUFS);
-	if (ret >= 0 && ret < INPUT_BUFS)
-		ret = -ENOBUFS;
-	if (ret < 0)
-		return fail(ret, "bitstream slots");
-	for (uint32_t i = 0; i < INPUT_BUFS; i++) {
-		ret = codec_buf_alloc(r->session, args.backend, got.sizeimage[0], "bitstream",
-				      &r->in[i]);
-		if (ret)
-			return ret;
-		r->in_free |= 1u << i;
-	}
-	return 0;
+	ret = fwht_feed_open_decoder(&r->feed, r->session, args.decoder, args.backend);
+	r->dec = r->feed.dec;
+	return ret;
 }
 
 static void print_summary(FILE *f, const void *run)
@@ -489,23 +346,19 @@ static void print_summary(FILE *f, const void *run)
 		"  \"source_changes\": %u,\n  \"bitstream_bytes\": %llu,\n"
 		"  \"bytes_copied\": %llu,\n  \"seconds\": %.3f,\n"
 		"  \"validation_messages\": %lld\n}\n",
-		r->input, r->decoder, llmem_codec_driver(r->dec), (const char *)&r->capf.fourcc,
-		r->capf.width, r->capf.height, r->input_frames, r->frames, r->source_changes,
-		(unsigned long long)r->stream_len, (unsigned long long)r->bytes_copied, r->seconds,
+		r->input, r->feed.node, llmem_codec_driver(r->dec), (const char *)&r->capf.fourcc,
+		r->capf.width, r->capf.height, r->feed.fed_frames, r->frames, r->source_changes,
+		(unsigned long long)r->feed.len, (unsigned long long)r->bytes_copied, r->seconds,
 		(long long)llmem_session_validation_messages(r->session));
 }
 
 static void release(struct decode_run *r)
 {
-	llmem_codec_close(r->dec);
-	for (uint32_t i = 0; i < INPUT_BUFS; i++)
-		codec_buf_free(&r->in[i]);
+	fwht_feed_close(&r->feed);
 	release_capture(r);
 	llmem_session_destroy(r->session);
 	if (r->raw_file)
 		fclose(r->raw_file);
-	if (r->input_fd >= 0)
-		close(r->input_fd);
 }
 
 static int open_raw(struct decode_run *r)
@@ -522,7 +375,7 @@ static int open_raw(struct decode_run *r)
 
 static int decode(struct decode_run *r)
 {
-	int ret = open_stream(r);
+	int ret = fwht_feed_open(&r->feed, "llmem decode", r->input);
 
 	if (!ret && args.keep_raw)
 		ret = open_raw(r);
@@ -540,7 +393,7 @@ static int decode(struct decode_run *r)
 
 static int run(const struct cli_command *cmd, int argc, char **argv)
 {
-	struct decode_run r = { .input_fd = -1 };
+	struct decode_run r = { 0 };
 	bool made_dir = false;
 	int ret;
 
@@ -567,7 +420,7 @@ static int run(const struct cli_command *cmd, int argc, char **argv)
 		printf("llmem decode: %u frames %ux%u %.4s from %s by %s (%s) in %.2f s, read on "
 		       "the device where they were decoded%s%s\n",
 		       r.frames, r.capf.width, r.capf.height, (const char *)&r.capf.fourcc, r.input,
-		       r.decoder, llmem_codec_driver(r.dec), r.seconds,
+		       r.feed.node, llmem_codec_driver(r.dec), r.seconds,
 		       args.out ? "; files in " : "", args.out ? args.out : "");
 	release(&r);
 	if (ret && made_dir) {

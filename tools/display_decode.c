@@ -27,89 +27,30 @@
 #include "codec_bufs.h"
 #include "display_source.h"
 #include "emit.h"
+#include "fwht_feed.h"
 
-#define INPUT_BUFS 2
 /* Decoded frames: one on screen, one committed next, two for the decoder. */
 #define FRAME_BUFS 4
 /* Converted frames: one on screen while the next is converted. */
 #define RGBA_BUFS 2
-/* The largest stream read whole. */
-#define MAX_STREAM (256u << 20)
 
 struct decode_source {
 	struct display_source base;
-	const char *file;
-	uint8_t *stream;
-	size_t stream_len, fed;
-	uint64_t stream_frames, fed_frames;
+	struct fwht_feed feed;
 	/* V4L2 fourcc asked of the decoder; whether it is converted. */
 	uint32_t fourcc;
 	bool convert;
 	struct llmem_session *session;
-	struct llmem_codec *dec;
-	char node[64];
-	struct codec_buf in[INPUT_BUFS], frame[FRAME_BUFS], rgba[RGBA_BUFS];
-	uint32_t in_free; /* bitmask of bitstream slots the decoder gave back */
+	struct codec_buf frame[FRAME_BUFS], rgba[RGBA_BUFS];
 	struct llmem_frame_layout decoded; /* where the decoder writes */
 	uint32_t next_rgba;
-	bool draining, ended;
+	bool ended;
 };
 
 static int fail(int err, const char *what)
 {
 	fprintf(stderr, "llmem display: %s: %s\n", what, llmem_last_error());
 	return err;
-}
-
-static int read_stream(struct decode_source *d)
-{
-	FILE *f = fopen(d->file, "re");
-	size_t cap = 1u << 20, n, size;
-
-	if (!f) {
-		int err = errno;
-
-		fprintf(stderr, "llmem display: %s: %s\n", d->file, strerror(err));
-		return -err;
-	}
-	d->stream = malloc(cap);
-	while (d->stream && (n = fread(d->stream + d->stream_len, 1, cap - d->stream_len, f))) {
-		uint8_t *more;
-
-		d->stream_len += n;
-		if (d->stream_len < cap)
-			continue;
-		more = cap < MAX_STREAM ? realloc(d->stream, cap * 2) : NULL;
-		if (!more)
-			break;
-		d->stream = more;
-		cap *= 2;
-	}
-	fclose(f);
-	if (!d->stream) {
-		fprintf(stderr, "llmem display: out of memory\n");
-		return -ENOMEM;
-	}
-	if (d->stream_len == cap) {
-		fprintf(stderr, "llmem display: %s: more than %u MiB\n", d->file, MAX_STREAM >> 20);
-		return -EFBIG;
-	}
-	for (size_t off = 0; off < d->stream_len; off += size) {
-		size = fwht_frame_size(d->stream + off, d->stream_len - off);
-		if (!size) {
-			fprintf(stderr,
-				"llmem display: %s: byte %zu starts no whole FWHT frame "
-				"(after %llu frames)\n",
-				d->file, off, (unsigned long long)d->stream_frames);
-			return -EINVAL;
-		}
-		d->stream_frames++;
-	}
-	if (!d->stream_frames) {
-		fprintf(stderr, "llmem display: %s: empty\n", d->file);
-		return -EINVAL;
-	}
-	return 0;
 }
 
 /*
@@ -119,7 +60,7 @@ static int read_stream(struct decode_source *d)
  */
 static int choose_format(struct decode_source *d)
 {
-	uint32_t flags = fwht_frame_flags(d->stream);
+	uint32_t flags = d->feed.flags;
 	/* The uapi's masks use GENMASK, which userspace lacks. */
 	uint32_t pixenc = (flags >> V4L2_FWHT_FL_PIXENC_OFFSET) & 3;
 	uint32_t components = ((flags >> V4L2_FWHT_FL_COMPONENTS_NUM_OFFSET) & 7) + 1;
@@ -139,71 +80,14 @@ static int choose_format(struct decode_source *d)
 		"llmem display: %s: the stream is neither RGB of four components, which the "
 		"decoder writes as XRGB8888, nor Y'CbCr 4:2:0 or 4:2:2, which the device "
 		"converts (flags 0x%x)\n",
-		d->file, flags);
+		d->feed.path, flags);
 	return -ENOTSUP;
-}
-
-/* Queues the next FWHT frame in a free bitstream slot, if both exist. */
-static int feed(struct decode_source *d, bool *fed)
-{
-	struct llmem_codec_plane p;
-	size_t size = fwht_frame_size(d->stream + d->fed, d->stream_len - d->fed);
-	uint32_t slot;
-	int ret;
-
-	*fed = false;
-	if (!size || !d->in_free)
-		return 0;
-	slot = (uint32_t)__builtin_ctz(d->in_free);
-	if (size > d->in[slot].size) {
-		fprintf(stderr,
-			"llmem display: %s: frame %llu has %zu bytes, more than the "
-			"decoder's %u\n",
-			d->file, (unsigned long long)d->fed_frames, size, d->in[slot].size);
-		return -EINVAL;
-	}
-	/* The stream comes from a file: its bytes reach memory once, here. */
-	memcpy(d->in[slot].map, d->stream + d->fed, size);
-	llmem_buffer_flush(d->in[slot].buffer, 0, LLMEM_WHOLE_SIZE);
-	p = (struct llmem_codec_plane){ .fd = d->in[slot].fd, .bytesused = (uint32_t)size };
-	ret = llmem_codec_queue(d->dec, LLMEM_CODEC_OUTPUT, slot, &p, 1, d->fed_frames);
-	if (ret)
-		return fail(ret, "queue bitstream");
-	d->in_free &= ~(1u << slot);
-	d->fed += size;
-	d->fed_frames++;
-	*fed = true;
-	return 0;
-}
-
-/* Takes back the bitstream slots the decoder is done with and refills them;
- * drains once the whole stream is in. */
-static int feed_all(struct decode_source *d)
-{
-	struct llmem_codec_buffer b;
-	bool fed;
-	int ret;
-
-	while (!(ret = llmem_codec_dequeue(d->dec, LLMEM_CODEC_OUTPUT, 0, &b)))
-		d->in_free |= 1u << b.index;
-	if (ret != -ETIMEDOUT && ret != -EAGAIN)
-		return fail(ret, "bitstream buffer back");
-	while (!(ret = feed(d, &fed)) && fed)
-		;
-	if (ret || d->draining || d->fed < d->stream_len ||
-	    llmem_codec_state(d->dec) != LLMEM_CODEC_STREAMING)
-		return ret;
-	ret = llmem_codec_drain(d->dec);
-	if (ret)
-		return fail(ret, "drain");
-	d->draining = true;
-	return 0;
 }
 
 static int queue_frame(struct decode_source *d, uint32_t index)
 {
 	struct llmem_codec_plane p = { .fd = d->frame[index].fd };
-	int ret = llmem_codec_queue(d->dec, LLMEM_CODEC_CAPTURE, index, &p, 1, 0);
+	int ret = llmem_codec_queue(d->feed.dec, LLMEM_CODEC_CAPTURE, index, &p, 1, 0);
 
 	return ret ? fail(ret, "queue frame buffer") : 0;
 }
@@ -219,8 +103,8 @@ static int make_frames(struct decode_source *d, const struct llmem_codec_format 
 	ret = llmem_frame_layout_init(f->fourcc, f->width, f->height, &c, &d->decoded);
 	if (ret)
 		return fail(ret, "decoded frame layout");
-	ret = llmem_codec_request_buffers(d->dec, LLMEM_CODEC_CAPTURE, LLMEM_V4L2_MEMORY_DMABUF,
-					  FRAME_BUFS);
+	ret = llmem_codec_request_buffers(d->feed.dec, LLMEM_CODEC_CAPTURE,
+					  LLMEM_V4L2_MEMORY_DMABUF, FRAME_BUFS);
 	if (ret >= 0 && ret < FRAME_BUFS)
 		ret = -ENOBUFS;
 	if (ret < 0)
@@ -261,39 +145,38 @@ static int make_frames(struct decode_source *d, const struct llmem_codec_format 
 static int decode_start(struct display_source *s)
 {
 	struct decode_source *d = (struct decode_source *)s;
+	struct llmem_codec *dec = d->feed.dec;
 	struct llmem_codec_format want, got;
-	bool fed;
 	uint32_t ev;
 	int ret;
 
-	while (!(ret = feed(d, &fed)) && fed)
-		;
+	ret = fwht_feed_prime(&d->feed);
 	if (ret)
 		return ret;
-	ret = llmem_codec_stream_on(d->dec, LLMEM_CODEC_OUTPUT);
+	ret = llmem_codec_stream_on(dec, LLMEM_CODEC_OUTPUT);
 	if (ret)
 		return fail(ret, "start the bitstream");
-	ret = llmem_codec_wait_event(d->dec, DISPLAY_TIMEOUT_MS, &ev);
+	ret = llmem_codec_wait_event(dec, DISPLAY_TIMEOUT_MS, &ev);
 	if (ret)
 		return fail(ret, "the stream's format");
-	ret = llmem_codec_get_format(d->dec, LLMEM_CODEC_CAPTURE, &want);
+	ret = llmem_codec_get_format(dec, LLMEM_CODEC_CAPTURE, &want);
 	if (ret)
 		return fail(ret, "decoded format");
 	want.fourcc = d->fourcc;
-	ret = llmem_codec_set_format(d->dec, LLMEM_CODEC_CAPTURE, &want, &got);
+	ret = llmem_codec_set_format(dec, LLMEM_CODEC_CAPTURE, &want, &got);
 	if (ret)
 		return fail(ret, "decoded format");
 	if (got.num_planes != 1 || got.width != s->width || got.height != s->height) {
 		fprintf(stderr,
 			"llmem display: %s decodes the %ux%u stream as %ux%u in %u planes; "
 			"shown are frames of the stream's size in one\n",
-			d->node, s->width, s->height, got.width, got.height, got.num_planes);
+			d->feed.node, s->width, s->height, got.width, got.height, got.num_planes);
 		return -ENOTSUP;
 	}
 	ret = make_frames(d, &got);
 	if (ret)
 		return ret;
-	ret = llmem_codec_stream_on(d->dec, LLMEM_CODEC_CAPTURE);
+	ret = llmem_codec_stream_on(dec, LLMEM_CODEC_CAPTURE);
 	return ret ? fail(ret, "start decoding") : 0;
 }
 
@@ -324,18 +207,18 @@ static int decode_next(struct display_source *s, struct display_frame *f)
 	int ret;
 
 	while (!d->ended) {
-		ret = feed_all(d);
+		ret = fwht_feed_step(&d->feed);
 		if (ret)
 			return ret;
-		ret = llmem_codec_dequeue(d->dec, LLMEM_CODEC_CAPTURE, DISPLAY_TIMEOUT_MS, &b);
+		ret = llmem_codec_dequeue(d->feed.dec, LLMEM_CODEC_CAPTURE, DISPLAY_TIMEOUT_MS, &b);
 		if (ret)
 			return fail(ret, "decoded frame");
 		last = b.flags & LLMEM_CODEC_BUF_LAST;
-		if (last && llmem_codec_state(d->dec) == LLMEM_CODEC_SOURCE_CHANGE) {
+		if (last && llmem_codec_state(d->feed.dec) == LLMEM_CODEC_SOURCE_CHANGE) {
 			fprintf(stderr,
-				"llmem display: %s: the stream changes format after frame %llu, "
+				"llmem display: %s: the stream changes format after frame %u, "
 				"which the display does not follow\n",
-				d->file, (unsigned long long)(d->fed_frames - 1));
+				d->feed.path, d->feed.fed_frames - 1);
 			return -ENOTSUP;
 		}
 		d->ended = last;
@@ -378,13 +261,13 @@ static void decode_emit(const struct display_source *s, struct emit *e)
 	memcpy(fourcc, &d->fourcc, 4);
 	llmem_memory_get_info(d->frame[0].memory, &mi);
 	emit_object(e, "decoder");
-	emit_string(e, "input", d->file);
-	emit_string(e, "device", d->node);
-	emit_string(e, "driver", llmem_codec_driver(d->dec));
+	emit_string(e, "input", d->feed.path);
+	emit_string(e, "device", d->feed.node);
+	emit_string(e, "driver", llmem_codec_driver(d->feed.dec));
 	emit_string(e, "format", fourcc);
 	emit_bool(e, "converted", d->convert);
 	emit_string(e, "backend", llmem_backend_name(mi.backend));
-	emit_uint(e, "input_frames", d->fed_frames);
+	emit_uint(e, "input_frames", d->feed.fed_frames);
 	emit_end(e);
 }
 
@@ -392,14 +275,11 @@ static void decode_close(struct display_source *s)
 {
 	struct decode_source *d = (struct decode_source *)s;
 
-	llmem_codec_close(d->dec);
-	for (uint32_t i = 0; i < INPUT_BUFS; i++)
-		codec_buf_free(&d->in[i]);
+	fwht_feed_close(&d->feed);
 	for (uint32_t i = 0; i < FRAME_BUFS; i++)
 		codec_buf_free(&d->frame[i]);
 	for (uint32_t i = 0; i < RGBA_BUFS; i++)
 		codec_buf_free(&d->rgba[i]);
-	free(d->stream);
 	free(d);
 }
 
@@ -412,47 +292,6 @@ static const struct display_source_ops decode_ops = {
 	.close = decode_close,
 };
 
-static int open_decoder(struct decode_source *d, const char *node)
-{
-	struct llmem_codec_find_info fi = { .kind = LLMEM_CODEC_DECODER,
-					    .coded_fourcc = V4L2_PIX_FMT_FWHT };
-	struct llmem_codec_format want = { .fourcc = V4L2_PIX_FMT_FWHT,
-					   .width = d->base.width,
-					   .height = d->base.height };
-	struct llmem_codec_format got;
-	int ret;
-
-	if (node)
-		snprintf(d->node, sizeof(d->node), "%s", node);
-	else if ((ret = llmem_codec_find(&fi, d->node, sizeof(d->node))))
-		return fail(ret, "find a decoder");
-	ret = llmem_codec_open(d->node, &d->dec);
-	if (ret)
-		return fail(ret, "open decoder");
-	if (llmem_codec_kind(d->dec) != LLMEM_CODEC_DECODER) {
-		fprintf(stderr, "llmem display: %s is no stateful decoder\n", d->node);
-		return -ENODEV;
-	}
-	ret = llmem_codec_set_format(d->dec, LLMEM_CODEC_OUTPUT, &want, &got);
-	if (ret)
-		return fail(ret, "bitstream format");
-	ret = llmem_codec_request_buffers(d->dec, LLMEM_CODEC_OUTPUT, LLMEM_V4L2_MEMORY_DMABUF,
-					  INPUT_BUFS);
-	if (ret >= 0 && ret < INPUT_BUFS)
-		ret = -ENOBUFS;
-	if (ret < 0)
-		return fail(ret, "bitstream slots");
-	for (uint32_t i = 0; i < INPUT_BUFS; i++) {
-		ret = codec_buf_alloc(d->session, 0, got.sizeimage[0], "bitstream", &d->in[i]);
-		if (ret)
-			return ret;
-		d->in_free |= 1u << i;
-	}
-	snprintf(d->base.name, sizeof(d->base.name), "%s decoded by %s (%s)", d->file, d->node,
-		 llmem_codec_driver(d->dec));
-	return 0;
-}
-
 int display_decode_open(struct llmem_session *session, const struct display_decode_args *args,
 			struct display_source **out)
 {
@@ -464,18 +303,21 @@ int display_decode_open(struct llmem_session *session, const struct display_deco
 		return -ENOMEM;
 	}
 	d->base = (struct display_source){ .ops = &decode_ops, .key = "decoder" };
-	d->file = args->file;
 	d->session = session;
-	ret = read_stream(d);
+	ret = fwht_feed_open(&d->feed, "llmem display", args->file);
 	if (!ret)
 		ret = choose_format(d);
 	if (!ret) {
-		fwht_frame_dims(d->stream, &d->base.width, &d->base.height);
-		d->base.frames = d->stream_frames;
-		if (args->frames && args->frames < d->stream_frames)
+		d->base.width = d->feed.width;
+		d->base.height = d->feed.height;
+		d->base.frames = d->feed.frames;
+		if (args->frames && args->frames < d->feed.frames)
 			d->base.frames = args->frames;
-		ret = open_decoder(d, args->decoder);
+		ret = fwht_feed_open_decoder(&d->feed, session, args->decoder, 0);
 	}
+	if (!ret)
+		snprintf(d->base.name, sizeof(d->base.name), "%s decoded by %s (%s)", d->feed.path,
+			 d->feed.node, llmem_codec_driver(d->feed.dec));
 	if (ret) {
 		decode_close(&d->base);
 		return ret;
