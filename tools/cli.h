@@ -67,6 +67,13 @@ struct cli_option {
 		.name = "quiet", .short_name = 'q', .type = CLI_FLAG, .value = (flag), \
 		.help = (what)                                                         \
 	}
+/* The camera's video input (VIDIOC_S_INPUT), for the commands that capture. */
+#define CLI_OPTION_INPUT(n, n_given)                                                             \
+	{                                                                                        \
+		.name = "input", .short_name = 'i', .type = CLI_UINT, .value = (n), .meta = "N", \
+		.max = 255, .given = (n_given),                                                  \
+		.help = "select the camera's video input N (default: leave the device's)"        \
+	}
 
 struct cli_command {
 	/* As typed after `llmem`: "camera", "bench alloc". */
