@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include <llmem/error.h>
+#include <llmem/memory.h>
 
 #include "inject.h"
 
@@ -40,6 +41,29 @@
 #else
 #define fault_leak_check() 0
 #endif
+
+/*
+ * What up to three memories hold (objects, pages, mapped pages), as one
+ * number an operation's @state gives: a failure must leave it as it was.
+ * A NULL memory counts nothing.
+ */
+static inline uint64_t fault_memory_state(struct llmem_memory *m)
+{
+	struct llmem_memory_info mi;
+
+	if (!m)
+		return 0;
+	if (llmem_memory_get_info(m, &mi))
+		return UINT64_MAX;
+	return (uint64_t)mi.object_count << 42 | (uint64_t)mi.page_count << 21 | mi.mapped_pages;
+}
+
+static inline uint64_t fault_memories_state(struct llmem_memory *a, struct llmem_memory *b,
+					    struct llmem_memory *c)
+{
+	return fault_memory_state(a) ^ fault_memory_state(b) * 0x9E3779B97F4A7C15ULL ^
+	       fault_memory_state(c) * 0xC2B2AE3D27D4EB4FULL;
+}
 
 /* No operation here needs more: a loop that reaches it has lost count. */
 #define FAULT_MAX_N 500

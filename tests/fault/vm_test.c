@@ -77,23 +77,11 @@ FIXTURE_TEARDOWN(fault_vm)
 
 typedef FIXTURE_DATA(fault_vm) fault_t;
 
-static uint64_t memory_state(struct llmem_memory *m)
-{
-	struct llmem_memory_info mi;
-
-	if (!m)
-		return 0;
-	if (llmem_memory_get_info(m, &mi))
-		return UINT64_MAX;
-	return (uint64_t)mi.object_count << 42 | (uint64_t)mi.page_count << 21 | mi.mapped_pages;
-}
-
 static uint64_t state(void *ctx)
 {
 	fault_t *f = ctx;
 
-	return memory_state(f->shared) ^ memory_state(f->ranged) * 0x9E3779B97F4A7C15ULL ^
-	       memory_state(f->scratch) * 0xC2B2AE3D27D4EB4FULL;
+	return fault_memories_state(f->shared, f->ranged, f->scratch);
 }
 
 /* An exported fd is the handle: fd + 1, never NULL. */
