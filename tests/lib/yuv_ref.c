@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include <math.h>
 #include <stddef.h>
+#include <stdlib.h>
+
+#include <llmem/frame.h>
 
 #include "yuv_ref.h"
 
@@ -59,4 +62,18 @@ void ref_nv12_to_rgba(const uint8_t *luma, uint32_t luma_pitch, const uint8_t *c
 			yuv_pixel(y[x], c[x / 2 * 2], c[x / 2 * 2 + 1], matrix, full_range,
 				  d + 4 * x);
 	}
+}
+
+int ref_worst_channel(const uint8_t *rgba, const uint8_t *ref, const struct llmem_frame_layout *l)
+{
+	int worst = 0;
+
+	for (uint32_t row = 0; row < l->height; row++)
+		for (uint32_t b = 0; b < l->width * 4; b++) {
+			size_t i = (size_t)row * l->pitch[0] + b;
+			int d = abs((int)rgba[l->offset[0] + i] - (int)ref[i]);
+
+			worst = d > worst ? d : worst;
+		}
+	return worst;
 }

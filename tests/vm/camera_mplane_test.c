@@ -336,21 +336,6 @@ FIXTURE_TEARDOWN(mplane_camera)
 	VK_TEST_SESSION_END(self->s);
 }
 
-static int worst_channel(const uint8_t *rgba, const uint8_t *ref,
-			 const struct llmem_frame_layout *l)
-{
-	int worst = 0;
-
-	for (uint32_t row = 0; row < l->height; row++)
-		for (uint32_t b = 0; b < l->width * 4; b++) {
-			size_t i = (size_t)row * l->pitch[0] + b;
-			int d = abs((int)rgba[l->offset[0] + i] - (int)ref[i]);
-
-			worst = d > worst ? d : worst;
-		}
-	return worst;
-}
-
 /*
  * Every frame converts to the reference picture.  On the zero-copy path
  * each plane of each frame is an llmem buffer of its own, queued as its own
@@ -422,7 +407,7 @@ TEST_F_TIMEOUT(mplane_camera, frames_match_mmap_capture, 300)
 		ASSERT_EQ(llmem_camera_next(cam, TIMEOUT_MS, &f), 0)
 		TH_LOG("%s", llmem_last_error());
 		EXPECT_EQ(f.corrupted, 0);
-		EXPECT_EQ(worst_channel(f.rgba_data, self->ref, &info.rgba_layout) <= 2, 1)
+		EXPECT_EQ(ref_worst_channel(f.rgba_data, self->ref, &info.rgba_layout) <= 2, 1)
 		TH_LOG("frame %d differs from the MMAP capture", n);
 		EXPECT_EQ(f.bytes_copied, copy ? self->vf.sizeimage : 0);
 		EXPECT_EQ(f.source_chroma != NULL, planes > 1);

@@ -106,22 +106,6 @@ FIXTURE_TEARDOWN(camera_object)
 	VK_TEST_SESSION_END(self->s);
 }
 
-/* The largest difference of any channel from the reference. */
-static int worst_channel(const uint8_t *rgba, const uint8_t *ref,
-			 const struct llmem_frame_layout *l)
-{
-	int worst = 0;
-
-	for (uint32_t row = 0; row < l->height; row++)
-		for (uint32_t b = 0; b < l->width * 4; b++) {
-			size_t i = (size_t)row * l->pitch[0] + b;
-			int d = abs((int)rgba[l->offset[0] + i] - (int)ref[i]);
-
-			worst = d > worst ? d : worst;
-		}
-	return worst;
-}
-
 /* What the info reports is what the driver agreed to and the path chose. */
 TEST_F_TIMEOUT(camera_object, info_describes_the_stream, 240)
 {
@@ -201,7 +185,7 @@ TEST_F_TIMEOUT(camera_object, frames_match_mmap_capture, 240)
 		EXPECT_LT(f.index, info.buffers);
 		EXPECT_EQ(f.corrupted, 0);
 		EXPECT_NE(f.rgba, NULL);
-		EXPECT_EQ(worst_channel(f.rgba_data, self->ref, &info.rgba_layout) <= 2, 1);
+		EXPECT_EQ(ref_worst_channel(f.rgba_data, self->ref, &info.rgba_layout) <= 2, 1);
 		if (variant->flags & LLMEM_CAMERA_COPY) {
 			EXPECT_EQ(f.bytes_copied, self->vf.sizeimage);
 			EXPECT_EQ(llmem_camera_buffer(cam, f.index, &b), -ENOENT);
@@ -258,7 +242,7 @@ TEST_F_TIMEOUT(camera_object, frames_one_at_a_time, 240)
 	EXPECT_FAILS(llmem_camera_next(cam, TIMEOUT_MS, &f), -EBUSY);
 	ASSERT_EQ(llmem_camera_start(cam), 0) TH_LOG("%s", llmem_last_error());
 	ASSERT_EQ(llmem_camera_next(cam, TIMEOUT_MS, &f), 0) TH_LOG("%s", llmem_last_error());
-	EXPECT_EQ(worst_channel(f.rgba_data, self->ref, &self->rgba) <= 2, 1);
+	EXPECT_EQ(ref_worst_channel(f.rgba_data, self->ref, &self->rgba) <= 2, 1);
 	ASSERT_EQ(llmem_camera_release(cam, &f), 0);
 	/* Closing while streaming stops first. */
 	llmem_camera_close(cam);
