@@ -392,6 +392,37 @@ static void encode(struct __test_metadata *_metadata, FIXTURE_DATA(codec) * self
 	encode_frames(_metadata, self, self->input, WIDTH, HEIGHT, NFRAMES);
 }
 
+/*
+ * The stream (self->stream) decoded by v4l2-ctl's MMAP streaming in this
+ * guest is what the test decoded into llmem buffers (self->decoded), byte
+ * for byte.
+ */
+static void expect_v4l2_ctl_decodes_the_same(struct __test_metadata *_metadata,
+					     FIXTURE_DATA(codec) * self)
+{
+	char node[64], in[300], ref[300], log[300], fmt_out[80];
+	uint8_t *want;
+	long n;
+
+	node_of(LLMEM_CODEC_DECODER, node, sizeof(node));
+	snprintf(in, sizeof(in), "%s/in.fwht", self->tmp);
+	snprintf(ref, sizeof(ref), "%s/ref.yuv", self->tmp);
+	snprintf(log, sizeof(log), "%s/v4l2-ctl.log", self->tmp);
+	snprintf(fmt_out, sizeof(fmt_out), "width=%d,height=%d,pixelformat=FWHT", WIDTH, HEIGHT);
+	ASSERT_EQ(write_file(in, self->stream, self->stream_len), 0);
+	ASSERT_EQ(v4l2_ctl(_metadata, log,
+			   (char *[]){ "v4l2-ctl", "-d", node, "--set-fmt-video-out", fmt_out,
+				       "--stream-mmap", "--stream-out-mmap", "--stream-from", in,
+				       "--stream-to", ref, NULL }),
+		  0);
+	want = malloc(self->decoded_len + 1);
+	ASSERT_NE(want, NULL);
+	n = read_file(ref, want, self->decoded_len + 1);
+	ASSERT_EQ(n, (long)self->decoded_len);
+	EXPECT_EQ(memcmp(want, self->decoded, self->decoded_len), 0);
+	free(want);
+}
+
 /* The bitstream of llmem buffers is v4l2-ctl's MMAP bitstream, byte for byte. */
 TEST_F_TIMEOUT(codec, encode_equals_v4l2_ctl_mmap, 300)
 {
@@ -430,14 +461,11 @@ TEST_F_TIMEOUT(codec, decode_equals_v4l2_ctl_mmap, 300)
 	struct llmem_codec_format coded = { .fourcc = V4L2_PIX_FMT_FWHT,
 					    .width = WIDTH,
 					    .height = HEIGHT };
-	char node[64], in[300], ref[300], log[300], fmt_out[80];
 	struct llmem_codec_format got, capf;
 	struct llmem_codec_buffer b;
 	size_t off = 0, lens[NFRAMES];
 	int frames = 0, last = 0, slots;
 	uint32_t ev;
-	uint8_t *want;
-	long n;
 
 	encode(_metadata, self);
 	/* Split the stream into frames by each header's size field (big-endian,
@@ -538,23 +566,7 @@ TEST_F_TIMEOUT(codec, decode_equals_v4l2_ctl_mmap, 300)
 	ASSERT_EQ(llmem_codec_stream_off(self->dec, LLMEM_CODEC_CAPTURE), 0);
 	ASSERT_EQ(llmem_codec_stream_off(self->dec, LLMEM_CODEC_OUTPUT), 0);
 
-	node_of(LLMEM_CODEC_DECODER, node, sizeof(node));
-	snprintf(in, sizeof(in), "%s/in.fwht", self->tmp);
-	snprintf(ref, sizeof(ref), "%s/ref.yuv", self->tmp);
-	snprintf(log, sizeof(log), "%s/v4l2-ctl.log", self->tmp);
-	snprintf(fmt_out, sizeof(fmt_out), "width=%d,height=%d,pixelformat=FWHT", WIDTH, HEIGHT);
-	ASSERT_EQ(write_file(in, self->stream, self->stream_len), 0);
-	ASSERT_EQ(v4l2_ctl(_metadata, log,
-			   (char *[]){ "v4l2-ctl", "-d", node, "--set-fmt-video-out", fmt_out,
-				       "--stream-mmap", "--stream-out-mmap", "--stream-from", in,
-				       "--stream-to", ref, NULL }),
-		  0);
-	want = malloc(NFRAMES * RAW_SIZE + 1);
-	ASSERT_NE(want, NULL);
-	n = read_file(ref, want, NFRAMES * RAW_SIZE + 1);
-	ASSERT_EQ(n, (long)self->decoded_len);
-	EXPECT_EQ(memcmp(want, self->decoded, self->decoded_len), 0);
-	free(want);
+	expect_v4l2_ctl_decodes_the_same(_metadata, self);
 }
 
 /* The FWHT frames of @stream (@len bytes): their sizes in @lens, at most
@@ -616,15 +628,13 @@ TEST_F_TIMEOUT(codec, decode_follows_resolution_change, 300)
 					    .width = WIDTH,
 					    .height = HEIGHT };
 	const int sizes[2][2] = { { WIDTH, HEIGHT }, { WIDTH2, HEIGHT2 } };
-	char node[64], in[300], ref[300], log[300], fmt_out[80];
-	uint8_t *input2 = malloc(2 * RAW_SIZE2), *want;
+	uint8_t *input2 = malloc(2 * RAW_SIZE2);
 	struct llmem_codec_format got, capf;
 	struct llmem_dmabuf_state st;
 	struct llmem_codec_buffer b;
 	size_t off = 0, lens[NFRAMES];
 	int frames = 0, part = 0, last = 0;
 	uint32_t ev;
-	long n;
 
 	ASSERT_NE(input2, NULL);
 	for (int f = 0; f < 2; f++)
@@ -724,24 +734,8 @@ TEST_F_TIMEOUT(codec, decode_follows_resolution_change, 300)
 	ASSERT_EQ(llmem_dmabuf_query(self->cap[0].fd, &st), 0);
 	EXPECT_EQ(st.vmaps, 1);
 
-	node_of(LLMEM_CODEC_DECODER, node, sizeof(node));
-	snprintf(in, sizeof(in), "%s/in.fwht", self->tmp);
-	snprintf(ref, sizeof(ref), "%s/ref.yuv", self->tmp);
-	snprintf(log, sizeof(log), "%s/v4l2-ctl.log", self->tmp);
-	snprintf(fmt_out, sizeof(fmt_out), "width=%d,height=%d,pixelformat=FWHT", WIDTH, HEIGHT);
-	ASSERT_EQ(write_file(in, self->stream, self->stream_len), 0);
-	ASSERT_EQ(v4l2_ctl(_metadata, log,
-			   (char *[]){ "v4l2-ctl", "-d", node, "--set-fmt-video-out", fmt_out,
-				       "--stream-mmap", "--stream-out-mmap", "--stream-from", in,
-				       "--stream-to", ref, NULL }),
-		  0);
-	want = malloc(self->decoded_len + 1);
-	ASSERT_NE(want, NULL);
-	n = read_file(ref, want, self->decoded_len + 1);
-	ASSERT_EQ(n, (long)self->decoded_len);
-	EXPECT_EQ(memcmp(want, self->decoded, self->decoded_len), 0);
-	free(want);
 	free(input2);
+	expect_v4l2_ctl_decodes_the_same(_metadata, self);
 }
 
 /* A line of debugfs's buffer table: its vmaps and attachments columns, for
