@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <llmem/buffer.h>
 #include <llmem/error.h>
 #include <llmem/memory.h>
 
@@ -63,6 +64,15 @@ static inline uint64_t fault_memories_state(struct llmem_memory *a, struct llmem
 {
 	return fault_memory_state(a) ^ fault_memory_state(b) * 0x9E3779B97F4A7C15ULL ^
 	       fault_memory_state(c) * 0xC2B2AE3D27D4EB4FULL;
+}
+
+/* The page a buffer lies in, for the calls that take a page. */
+static inline uint32_t fault_page_of(struct llmem_buffer *b)
+{
+	struct llmem_allocation a;
+
+	llmem_buffer_get_allocation(b, &a);
+	return a.page;
 }
 
 /* No operation here needs more: a loop that reaches it has lost count. */

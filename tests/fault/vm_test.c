@@ -212,19 +212,11 @@ static int setup_socket(void *ctx)
 	return socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, f->sock) ? -errno : 0;
 }
 
-static uint32_t page_of(struct llmem_buffer *b)
-{
-	struct llmem_allocation a;
-
-	llmem_buffer_get_allocation(b, &a);
-	return a.page;
-}
-
 /* Success: the handle is the socket; the message is dropped with it. */
 static int run_send(void *ctx, void **out)
 {
 	fault_t *f = ctx;
-	int ret = llmem_share_send_page(f->sock[0], f->shared, page_of(f->b));
+	int ret = llmem_share_send_page(f->sock[0], f->shared, fault_page_of(f->b));
 
 	if (!ret)
 		*out = fd_handle(f->sock[0]);
@@ -238,7 +230,7 @@ static int setup_recv(void *ctx)
 	int ret = setup_socket(ctx);
 
 	if (!ret)
-		ret = llmem_share_send_page(f->sock[0], f->shared, page_of(f->b));
+		ret = llmem_share_send_page(f->sock[0], f->shared, fault_page_of(f->b));
 	if (!ret)
 		ret = llmem_memory_create(f->s, &ci, &f->scratch);
 	return ret;

@@ -220,26 +220,18 @@ static void undo_image_map(void *ctx, void *obj)
 	llmem_image_unmap(f->linear);
 }
 
-static uint32_t page_of(struct llmem_buffer *b)
-{
-	struct llmem_allocation a;
-
-	llmem_buffer_get_allocation(b, &a);
-	return a.page;
-}
-
 static int run_page_map(void *ctx, void **out)
 {
 	fault_t *f = ctx;
 
-	return llmem_memory_map_page(f->hm, page_of(f->hb), out);
+	return llmem_memory_map_page(f->hm, fault_page_of(f->hb), out);
 }
 
 static void undo_page_map(void *ctx, void *obj)
 {
 	fault_t *f = ctx;
 
-	llmem_memory_unmap_page(f->hm, page_of(f->hb));
+	llmem_memory_unmap_page(f->hm, fault_page_of(f->hb));
 }
 
 /* A page stays until its memory goes: each try adds one to a fresh memory. */
