@@ -75,10 +75,8 @@ static const struct cli_option options[] = {
 };
 
 struct decode_run {
-	const char *input;
 	struct fwht_feed feed;
 	struct llmem_session *session;
-	struct llmem_codec *dec; /* feed.dec */
 	struct llmem_codec_format capf;
 	struct llmem_frame_layout layout, rgba_layout;
 	struct codec_buf frame[FRAME_BUFS];
@@ -153,7 +151,7 @@ static int setup_capture(struct decode_run *r)
 	char got[5];
 	int ret;
 
-	ret = llmem_codec_follow_source_change(r->dec, &want);
+	ret = llmem_codec_follow_source_change(r->feed.dec, &want);
 	if (ret)
 		return fail(ret, "the stream's new format");
 	release_capture(r);
@@ -165,10 +163,10 @@ static int setup_capture(struct decode_run *r)
 		fprintf(stderr,
 			"llmem decode: %s: the decoder gives %s, whose chroma is neither 4:2:2 "
 			"nor 4:2:0, which the shaders read (YUYV, NV12)\n",
-			r->input, got);
+			r->feed.path, got);
 		return -ENOTSUP;
 	}
-	ret = llmem_codec_set_format(r->dec, LLMEM_CODEC_CAPTURE, &want, &r->capf);
+	ret = llmem_codec_set_format(r->feed.dec, LLMEM_CODEC_CAPTURE, &want, &r->capf);
 	if (ret)
 		return fail(ret, "decoded format");
 	if (r->capf.num_planes != 1) {
@@ -185,8 +183,8 @@ static int setup_capture(struct decode_run *r)
 					      NULL, &r->rgba_layout);
 	if (ret)
 		return fail(ret, "frame layout");
-	ret = llmem_codec_request_buffers(r->dec, LLMEM_CODEC_CAPTURE, LLMEM_V4L2_MEMORY_DMABUF,
-					  FRAME_BUFS);
+	ret = llmem_codec_request_buffers(r->feed.dec, LLMEM_CODEC_CAPTURE,
+					  LLMEM_V4L2_MEMORY_DMABUF, FRAME_BUFS);
 	if (ret >= 0 && ret < FRAME_BUFS)
 		ret = -ENOBUFS;
 	if (ret < 0)
@@ -199,7 +197,7 @@ static int setup_capture(struct decode_run *r)
 		if (ret)
 			return ret;
 		p = (struct llmem_codec_plane){ .fd = r->frame[i].fd };
-		ret = llmem_codec_queue(r->dec, LLMEM_CODEC_CAPTURE, i, &p, 1, 0);
+		ret = llmem_codec_queue(r->feed.dec, LLMEM_CODEC_CAPTURE, i, &p, 1, 0);
 		if (ret)
 			return fail(ret, "queue frame buffer");
 	}
@@ -211,7 +209,7 @@ static int setup_capture(struct decode_run *r)
 		ret = llmem_buffer_map(r->rgba, (void **)&r->rgba_map);
 	if (ret)
 		return fail(ret, "RGBA buffer");
-	ret = llmem_codec_stream_on(r->dec, LLMEM_CODEC_CAPTURE);
+	ret = llmem_codec_stream_on(r->feed.dec, LLMEM_CODEC_CAPTURE);
 	return ret ? fail(ret, "start decoding") : 0;
 }
 
@@ -265,7 +263,7 @@ static int decode_loop(struct decode_run *r)
 		ret = fwht_feed_step(&r->feed);
 		if (ret)
 			return ret;
-		ret = llmem_codec_dequeue(r->dec, LLMEM_CODEC_CAPTURE, TIMEOUT_MS, &b);
+		ret = llmem_codec_dequeue(r->feed.dec, LLMEM_CODEC_CAPTURE, TIMEOUT_MS, &b);
 		if (ret)
 			return fail(ret, "decoded frame");
 		if (b.bytesused[0]) {
@@ -275,7 +273,7 @@ static int decode_loop(struct decode_run *r)
 			r->frames++;
 			progress_step(&r->progress, r->frames);
 		}
-		if (llmem_codec_state(r->dec) == LLMEM_CODEC_SOURCE_CHANGE) {
+		if (llmem_codec_state(r->feed.dec) == LLMEM_CODEC_SOURCE_CHANGE) {
 			ret = setup_capture(r);
 			if (ret)
 				return ret;
@@ -284,7 +282,8 @@ static int decode_loop(struct decode_run *r)
 		} else {
 			struct llmem_codec_plane p = { .fd = r->frame[b.index].fd };
 
-			ret = llmem_codec_queue(r->dec, LLMEM_CODEC_CAPTURE, b.index, &p, 1, 0);
+			ret = llmem_codec_queue(r->feed.dec, LLMEM_CODEC_CAPTURE, b.index, &p, 1,
+						0);
 			if (ret)
 				return fail(ret, "requeue frame buffer");
 		}
@@ -300,15 +299,15 @@ static int decode_frames(struct decode_run *r)
 	ret = fwht_feed_prime(&r->feed);
 	if (ret)
 		return ret;
-	ret = llmem_codec_stream_on(r->dec, LLMEM_CODEC_OUTPUT);
+	ret = llmem_codec_stream_on(r->feed.dec, LLMEM_CODEC_OUTPUT);
 	if (ret)
 		return fail(ret, "start the bitstream");
-	ret = llmem_codec_wait_event(r->dec, TIMEOUT_MS, &ev);
+	ret = llmem_codec_wait_event(r->feed.dec, TIMEOUT_MS, &ev);
 	if (ret)
 		return fail(ret, "the stream's format");
 	if (ev != LLMEM_CODEC_EVENT_SOURCE_CHANGE) {
 		fprintf(stderr, "llmem decode: %s: the decoder ended before it found a frame\n",
-			r->input);
+			r->feed.path);
 		return -EIO;
 	}
 	ret = setup_capture(r);
@@ -330,9 +329,7 @@ static int setup_decoder(struct decode_run *r)
 	ret = llmem_session_create(&sci, &r->session);
 	if (ret)
 		return fail(ret, "Vulkan session");
-	ret = fwht_feed_open_decoder(&r->feed, r->session, args.decoder, args.backend);
-	r->dec = r->feed.dec;
-	return ret;
+	return fwht_feed_open_decoder(&r->feed, r->session, args.decoder, args.backend);
 }
 
 static void print_summary(FILE *f, const void *run)
@@ -346,9 +343,10 @@ static void print_summary(FILE *f, const void *run)
 		"  \"source_changes\": %u,\n  \"bitstream_bytes\": %llu,\n"
 		"  \"bytes_copied\": %llu,\n  \"seconds\": %.3f,\n"
 		"  \"validation_messages\": %lld\n}\n",
-		r->input, r->feed.node, llmem_codec_driver(r->dec), (const char *)&r->capf.fourcc,
-		r->capf.width, r->capf.height, r->feed.fed_frames, r->frames, r->source_changes,
-		(unsigned long long)r->feed.len, (unsigned long long)r->bytes_copied, r->seconds,
+		r->feed.path, r->feed.node, llmem_codec_driver(r->feed.dec),
+		(const char *)&r->capf.fourcc, r->capf.width, r->capf.height, r->feed.fed_frames,
+		r->frames, r->source_changes, (unsigned long long)r->feed.len,
+		(unsigned long long)r->bytes_copied, r->seconds,
 		(long long)llmem_session_validation_messages(r->session));
 }
 
@@ -373,9 +371,9 @@ static int open_raw(struct decode_run *r)
 	return -errno;
 }
 
-static int decode(struct decode_run *r)
+static int decode(struct decode_run *r, const char *path)
 {
-	int ret = fwht_feed_open(&r->feed, "llmem decode", r->input);
+	int ret = fwht_feed_open(&r->feed, "llmem decode", path);
 
 	if (!ret && args.keep_raw)
 		ret = open_raw(r);
@@ -405,13 +403,12 @@ static int run(const struct cli_command *cmd, int argc, char **argv)
 	if (args.keep_raw && !args.out)
 		return cli_fail(cmd, CLI_USAGE,
 				"--keep-raw writes into the --out folder: give one");
-	r.input = argv[ret];
 	if (args.out) {
 		made_dir = mkdir(args.out, 0755) == 0;
 		if (!made_dir && errno != EEXIST)
 			return cli_fail(cmd, CLI_FAILED, "%s: %s", args.out, strerror(errno));
 	}
-	ret = decode(&r);
+	ret = decode(&r, argv[ret]);
 	if (!ret && args.out)
 		ret = report_write_summary("decode", args.out, print_summary, &r);
 	if (!ret && args.json)
@@ -419,8 +416,8 @@ static int run(const struct cli_command *cmd, int argc, char **argv)
 	else if (!ret && !args.quiet)
 		printf("llmem decode: %u frames %ux%u %.4s from %s by %s (%s) in %.2f s, read on "
 		       "the device where they were decoded%s%s\n",
-		       r.frames, r.capf.width, r.capf.height, (const char *)&r.capf.fourcc, r.input,
-		       r.feed.node, llmem_codec_driver(r.dec), r.seconds,
+		       r.frames, r.capf.width, r.capf.height, (const char *)&r.capf.fourcc,
+		       r.feed.path, r.feed.node, llmem_codec_driver(r.feed.dec), r.seconds,
 		       args.out ? "; files in " : "", args.out ? args.out : "");
 	release(&r);
 	if (ret && made_dir) {
