@@ -18,6 +18,7 @@
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/nospec.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
@@ -80,7 +81,8 @@ static long llmem_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 
 	if (_IOC_TYPE(cmd) != LLMEM_IOC_MAGIC || nr >= ARRAY_SIZE(llmem_ioctls))
 		return -ENOTTY;
-	desc = &llmem_ioctls[nr];
+	/* nr indexes a table with a function pointer: no speculation past the bound. */
+	desc = &llmem_ioctls[array_index_nospec(nr, ARRAY_SIZE(llmem_ioctls))];
 	if (!desc->func || _IOC_DIR(cmd) != _IOC_DIR(desc->cmd))
 		return -ENOTTY;
 	if (usize < desc->min_size)
