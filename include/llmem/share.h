@@ -246,6 +246,46 @@ enum llmem_cpu_access {
 int llmem_buffer_begin_cpu_access(struct llmem_buffer *buffer, uint32_t access);
 int llmem_buffer_end_cpu_access(struct llmem_buffer *buffer, uint32_t access);
 
+/**
+ * llmem_dmabuf_begin_cpu_access() - bracket CPU access to any DMA-BUF.
+ * @fd: a DMA-BUF (llmem's, a camera's VIDIOC_EXPBUF, a codec's, a heap's);
+ *	it stays the caller's.
+ * @access: enum llmem_cpu_access bits, at least one.
+ *
+ * DMA_BUF_IOCTL_SYNC's start (begin) and end, retried when a signal
+ * interrupts it: every CPU read or write of a mapping of a DMA-BUF that a
+ * device also uses goes between the two, with the same @access.
+ *
+ * Return: 0; -EINVAL for no or unknown @access bits or an @fd that is not a
+ * DMA-BUF; -EBADF for one that is not open; the ioctl's errno otherwise.
+ */
+int llmem_dmabuf_begin_cpu_access(int fd, uint32_t access);
+int llmem_dmabuf_end_cpu_access(int fd, uint32_t access);
+
+/**
+ * llmem_dmabuf_map() - map part of a DMA-BUF for the CPU.
+ * @fd: a DMA-BUF; it stays the caller's, and may be closed while the
+ *	mapping lives (the mapping holds the buffer).
+ * @offset: where the mapping starts: a multiple of the CPU's page size.
+ * @size: bytes, above 0.
+ * @access: enum llmem_cpu_access bits, at least one: the mapping's
+ *	protection.
+ * @ptr: receives the mapping, for llmem_dmabuf_unmap() with the same @size.
+ *
+ * Access through it still needs the brackets above.  Some exporters have no
+ * mmap (CUDA's nv_dmabuf answers -ENOTSUP, a Vulkan driver's may too).
+ * Thread-safe.
+ *
+ * Return: 0; -EINVAL for NULL @ptr, a size of 0, an unaligned @offset,
+ * @offset + @size past the largest file offset, or bad @access bits; -EBADF
+ * for an fd that is not open; mmap's errno otherwise (-ENODEV for an fd
+ * that cannot be mapped).
+ */
+int llmem_dmabuf_map(int fd, uint64_t offset, uint64_t size, uint32_t access, void **ptr);
+/* Unmaps what llmem_dmabuf_map() mapped; NULL is a no-op.  -EINVAL for a
+ * size of 0, munmap's errno otherwise. */
+int llmem_dmabuf_unmap(void *ptr, uint64_t size);
+
 /* llmem_dmabuf_state.known: which counts llmem.ko could see.  A count whose
  * bit is clear reads 0 and is unknown, not zero. */
 enum llmem_dmabuf_known {

@@ -219,6 +219,44 @@ TEST_F_TIMEOUT(sync, writer_fence_travels_with_the_buffer, 120)
 	close(for_writers);
 }
 
+/* Any DMA-BUF mapped and bracketed by its fd alone: bytes written through
+ * the mapping of the page's DMA-BUF are the buffer's, and the bracket
+ * refuses an fd that is no DMA-BUF. */
+TEST_F_TIMEOUT(sync, dmabuf_fd_cpu_access, 120)
+{
+	struct llmem_dmabuf_region r;
+	uint8_t *map, *seen;
+	uint64_t size, wrong = 0;
+
+	ASSERT_EQ(llmem_buffer_export(self->b, &r), 0) TH_LOG("%s", llmem_last_error());
+	size = r.offset + r.size;
+	ASSERT_EQ(llmem_dmabuf_map(r.fd, 0, size, LLMEM_CPU_READ | LLMEM_CPU_WRITE, (void **)&map),
+		  0)
+	TH_LOG("%s", llmem_last_error());
+	/* The mapping holds the buffer: the fd may go first. */
+	close(r.fd);
+	ASSERT_EQ(llmem_dmabuf_begin_cpu_access(self->bo_fd, LLMEM_CPU_READ), 0)
+	TH_LOG("%s", llmem_last_error());
+	ASSERT_EQ(llmem_dmabuf_end_cpu_access(self->bo_fd, LLMEM_CPU_READ), 0);
+
+	ASSERT_EQ(llmem_buffer_export(self->b, &r), 0);
+	ASSERT_EQ(llmem_dmabuf_begin_cpu_access(r.fd, LLMEM_CPU_WRITE), 0)
+	TH_LOG("%s", llmem_last_error());
+	for (uint64_t i = 0; i < r.size; i++)
+		map[r.offset + i] = (uint8_t)(i * 7 + 1);
+	ASSERT_EQ(llmem_dmabuf_end_cpu_access(r.fd, LLMEM_CPU_WRITE), 0);
+	close(r.fd);
+
+	ASSERT_EQ(llmem_buffer_begin_cpu_access(self->b, LLMEM_CPU_READ), 0);
+	ASSERT_EQ(llmem_buffer_map(self->b, (void **)&seen), 0);
+	for (uint64_t i = 0; i < r.size; i++)
+		wrong += seen[i] != (uint8_t)(i * 7 + 1);
+	EXPECT_EQ(wrong, 0);
+	llmem_buffer_unmap(self->b);
+	ASSERT_EQ(llmem_buffer_end_cpu_access(self->b, LLMEM_CPU_READ), 0);
+	EXPECT_EQ(llmem_dmabuf_unmap(map, size), 0);
+}
+
 /* A reader's fence holds writers back, not other readers. */
 TEST_F_TIMEOUT(sync, reader_fence_holds_writers_only, 120)
 {
@@ -346,6 +384,7 @@ TEST_F_TIMEOUT(sync, bad_arguments, 120)
 	struct llmem_buffer *pb;
 	struct llmem_queue *q;
 	int pipefd[2], fd;
+	void *map;
 
 	ASSERT_EQ(pipe2(pipefd, O_CLOEXEC), 0);
 	EXPECT_FAILS(llmem_buffer_export_sync_file(self->b, 0, &fd), -EINVAL);
@@ -363,6 +402,23 @@ TEST_F_TIMEOUT(sync, bad_arguments, 120)
 		     -EINVAL);
 	EXPECT_FAILS(llmem_sync_file_wait(pipefd[0], 0), -EINVAL);
 	EXPECT_FAILS(llmem_sync_file_wait(-3, 0), -EBADF);
+
+	EXPECT_FAILS(llmem_dmabuf_begin_cpu_access(self->bo_fd, 0), -EINVAL);
+	EXPECT_FAILS(llmem_dmabuf_end_cpu_access(self->bo_fd, 4), -EINVAL);
+	EXPECT_FAILS(llmem_dmabuf_begin_cpu_access(pipefd[0], LLMEM_CPU_READ), -EINVAL);
+	EXPECT_FAILS(llmem_dmabuf_end_cpu_access(-1, LLMEM_CPU_READ), -EBADF);
+	EXPECT_FAILS(llmem_dmabuf_map(self->bo_fd, 0, 4096, LLMEM_CPU_READ, NULL), -EINVAL);
+	EXPECT_FAILS(llmem_dmabuf_map(self->bo_fd, 0, 0, LLMEM_CPU_READ, &map), -EINVAL);
+	EXPECT_EQ(map, NULL);
+	EXPECT_FAILS(llmem_dmabuf_map(self->bo_fd, 1, 4096, LLMEM_CPU_READ, &map), -EINVAL);
+	EXPECT_FAILS(llmem_dmabuf_map(self->bo_fd, 4096, UINT64_MAX, LLMEM_CPU_READ, &map),
+		     -EINVAL);
+	EXPECT_FAILS(llmem_dmabuf_map(self->bo_fd, 0, 4096, 0, &map), -EINVAL);
+	EXPECT_FAILS(llmem_dmabuf_map(self->bo_fd, 0, 4096, 8, &map), -EINVAL);
+	EXPECT_FAILS(llmem_dmabuf_map(-1, 0, 4096, LLMEM_CPU_READ, &map), -EBADF);
+	EXPECT_FAILS(llmem_dmabuf_map(pipefd[0], 0, 4096, LLMEM_CPU_READ, &map), -ENODEV);
+	EXPECT_FAILS(llmem_dmabuf_unmap(&fd, 0), -EINVAL);
+	EXPECT_EQ(llmem_dmabuf_unmap(NULL, 4096), 0);
 
 	ASSERT_EQ(llmem_memory_create(self->s, &plain_ci, &plain), 0);
 	ASSERT_EQ(llmem_buffer_create(plain, &(struct llmem_buffer_create_info){ .size = 64 }, &pb),
