@@ -113,8 +113,8 @@ static const struct cli_option options[] = {
 	  .value = &args.process,
 	  .meta = "NAME",
 	  .choices = processes,
-	  .help = "what the device does to each frame in place before it is encoded: "
-		  "mirror (default) or none" },
+	  .help = "what the device does to each frame in place before it is encoded "
+		  "(default mirror)" },
 	{ .name = "out",
 	  .short_name = 'o',
 	  .type = CLI_PATH,
