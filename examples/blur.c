@@ -10,7 +10,8 @@
  *
  * Prints the largest difference from the CPU's result, in steps of 1/255;
  * exits 1 when it exceeds 1 (rounding) or the validation layer
- * (LLMEM_VALIDATION=1) reported anything, 2 on an error.
+ * (LLMEM_VALIDATION=1) reported anything, 2 on an error, which one line on
+ * stderr names.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,18 @@ static int fail(const char *what, int ret)
 {
 	fprintf(stderr, "blur: %s: %s: %s\n", what, llmem_strerror(ret), llmem_last_error());
 	return 2;
+}
+
+/* A whole decimal number from @lo to @hi, or -1. */
+static int number(const char *s, int lo, int hi)
+{
+	char *end;
+	long v;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	v = strtol(s, &end, 10);
+	return *end || v < lo || v > hi ? -1 : (int)v;
 }
 
 static int clampi(int v, int lo, int hi)
@@ -51,8 +64,9 @@ static void blur_cpu(const uint8_t *in, uint8_t *out, int w, int h, int r)
 
 int main(int argc, char **argv)
 {
-	int w = argc > 4 ? atoi(argv[2]) : 96, h = argc > 4 ? atoi(argv[3]) : 64;
-	int radius = argc > 4 ? atoi(argv[4]) : 2, worst = 0, ret;
+	int w = argc > 4 ? number(argv[2], 1, 16384) : 96;
+	int h = argc > 4 ? number(argv[3], 1, 16384) : 64;
+	int radius = argc > 4 ? number(argv[4], 0, 16) : 2, worst = 0, ret;
 	const uint32_t bindings[] = { LLMEM_BINDING_SAMPLED_IMAGE, LLMEM_BINDING_STORAGE_IMAGE };
 	struct llmem_image_view_create_info clamp = { .address_mode = LLMEM_ADDRESS_CLAMP_TO_EDGE };
 	struct llmem_image_create_info ci = { .ndim = 3, .channel_type = LLMEM_CHANNEL_UNORM8 };
@@ -69,16 +83,19 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: blur BLUR.SPV [WIDTH HEIGHT RADIUS]\n");
 		return 2;
 	}
-	if (w < 1 || h < 1 || radius < 0 || radius > 16) {
-		fprintf(stderr, "blur: sizes from 1, a radius from 0 to 16\n");
+	if (w < 0 || h < 0 || radius < 0) {
+		fprintf(stderr,
+			"blur: a width and a height from 1 to 16384, a radius from 0 to 16\n");
 		return 2;
 	}
 	size = (size_t)w * h * 4;
 	in = malloc(size);
 	out = malloc(size);
 	ref = malloc(size);
-	if (!in || !out || !ref)
+	if (!in || !out || !ref) {
+		fprintf(stderr, "blur: %dx%d: out of memory\n", w, h);
 		return 2;
+	}
 	/* Stripes and a gradient, so that a blur changes something. */
 	for (size_t i = 0; i < size; i++)
 		in[i] = (uint8_t)((i / 4 % (size_t)w) * 255 / (size_t)w ^

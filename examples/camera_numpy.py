@@ -8,24 +8,58 @@ numpy array: no byte is copied between the camera and the array.  The
 statistics are computed on the views; the last frame is saved as a PPM.
 
     python3 examples/camera_numpy.py --device /dev/video0 --frames 10 --out last.ppm
+
+Whatever fails (no camera, a bad option, a file that cannot be written)
+ends the program with one line on stderr: exit 2 for the command line, 1
+for the rest.
 """
 import argparse
+import sys
 import time
 
-import numpy as np
+NAME = "camera_numpy.py"
 
-import llmem
+try:
+    import numpy as np
+
+    import llmem
+except ImportError as e:
+    HOW = {"numpy": "apt install python3-numpy",
+           "llmem": "build it and set PYTHONPATH=build/python, as README says"}
+    sys.exit(f"{NAME}: no module {e.name} ({HOW.get(e.name, 'install it')})")
+
+
+def frame_size(text):
+    """WIDTHxHEIGHT, each side from 1."""
+    sides = text.split("x")
+    if len(sides) != 2 or not all(s.isdigit() and int(s) > 0 for s in sides):
+        raise argparse.ArgumentTypeError(f"'{text}': expected WIDTHxHEIGHT, such as 640x480")
+    return int(sides[0]), int(sides[1])
+
+
+def frame_count(text):
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"'{text}': expected a whole number from 1")
+    return int(text)
+
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message):
+        """One line, as every other failure: argparse's usage is --help's."""
+        print(f"{NAME}: {message} ({NAME} --help)", file=sys.stderr)
+        sys.exit(2)
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = Parser(description=__doc__.split("\n")[0])
     ap.add_argument("--device", help="V4L2 capture node (default: the first that imports DMA-BUFs)")
     ap.add_argument("--format", default="YUYV", choices=["YUYV", "NV12"])
-    ap.add_argument("--size", default="640x480", help="WIDTHxHEIGHT (640x480)")
-    ap.add_argument("--frames", type=int, default=10)
+    ap.add_argument("--size", default=(640, 480), type=frame_size,
+                    help="WIDTHxHEIGHT (640x480)")
+    ap.add_argument("--frames", type=frame_count, default=10)
     ap.add_argument("--out", default="last.ppm", help="the last frame, as a binary PPM")
     args = ap.parse_args()
-    width, height = (int(v) for v in args.size.split("x"))
+    width, height = args.size
 
     with llmem.Session() as session, llmem.Camera(session, args.device, format=args.format,
                                                    size=(width, height)) as camera:
@@ -54,4 +88,10 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except OSError as e:  # llmem.Error is one: the message names the call and the errno
+        where = f"{e.filename}: " if e.filename else ""
+        sys.exit(f"{NAME}: {where}{e.strerror or e}")
+    except KeyboardInterrupt:
+        sys.exit(130)

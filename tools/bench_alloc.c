@@ -470,14 +470,31 @@ static int measure(struct bench *b, const char *what, run_fn run, size_t ops, in
 	return 0;
 }
 
-static void print_human(const char *what, const struct summary s[3])
+/* Operations of the first @ops of the trace that free (@image 0) or allocate an image (1). */
+static size_t count_ops(const struct alloc_trace *t, size_t ops, bool image)
 {
-	static const char *const names[] = { "ns per op (whole run)", "ns per allocation",
-					     "ns per free" };
+	size_t n = 0;
 
-	for (int i = 0; i < 3; i++)
-		printf("  %-22s median %10.1f   min %10.1f   max %10.1f   (%s)\n", names[i],
-		       s[i].med, s[i].min, s[i].max, what);
+	for (size_t i = 0; i < ops && i < t->count; i++)
+		n += image ? !t->ops[i].free && t->ops[i].image : t->ops[i].free;
+	return n;
+}
+
+/* One figure's line; a figure of no operations (a short trace frees nothing) says so. */
+static void print_figure(const char *name, const struct summary *s, size_t count, const char *what)
+{
+	if (!count)
+		printf("  %-22s none in this trace      (%s)\n", name, what);
+	else
+		printf("  %-22s median %10.1f   min %10.1f   max %10.1f   (%s)\n", name, s->med,
+		       s->min, s->max, what);
+}
+
+static void print_human(const char *what, const struct summary s[3], size_t frees)
+{
+	print_figure("ns per op (whole run)", &s[0], 1, what);
+	print_figure("ns per allocation", &s[1], 1, what);
+	print_figure("ns per free", &s[2], frees, what);
 }
 
 static void print_json_summary(const char *key, const struct summary *s)
@@ -486,17 +503,32 @@ static void print_json_summary(const char *key, const struct summary *s)
 	       s->max);
 }
 
+/* "0.50000 (2.00x faster)": @a's time over @b's, and how much faster or slower @a is. */
+static void print_quotient(const char *key, double a, double b)
+{
+	if (!(a > 0 && b > 0 && isfinite(a / b)))
+		printf("%s n/a (no %ss)", key, key);
+	else if (a <= b)
+		printf("%s %.5f (%.2fx faster)", key, a / b, b / a);
+	else
+		printf("%s %.5f (%.2fx slower)", key, a / b, a / b);
+}
+
 static void print_ratio(const char *what, const struct summary a[3], const struct summary b[3])
 {
-	printf("ratio %s: op %.5f (%.0fx faster), alloc %.5f (%.0fx), free %.5f (%.0fx)\n", what,
-	       a[0].med / b[0].med, b[0].med / a[0].med, a[1].med / b[1].med, b[1].med / a[1].med,
-	       a[2].med / b[2].med, b[2].med / a[2].med);
+	printf("ratio %s: ", what);
+	print_quotient("op", a[0].med, b[0].med);
+	printf(", ");
+	print_quotient("alloc", a[1].med, b[1].med);
+	printf(", ");
+	print_quotient("free", a[2].med, b[2].med);
+	printf("\n");
 }
 
 /* null where there is no ratio: a trace too short to free anything times no free. */
 static void print_json_quotient(const char *key, double a, double b)
 {
-	if (isfinite(a / b))
+	if (a > 0 && b > 0 && isfinite(a / b))
 		printf("\"%s\": %.5f", key, a / b);
 	else
 		printf("\"%s\": null", key);
@@ -566,7 +598,7 @@ static const struct cli_option options[] = {
 	  .min = 1,
 	  .max = MAX_RUNS,
 	  .given = &args.object_runs_given,
-	  .help = "runs of the full objects (default: --runs, at most 5)" },
+	  .help = "runs of the full objects (default: --runs or 5, the fewer)" },
 	{ .name = "peer-ops",
 	  .type = CLI_UINT,
 	  .value = &args.peer_ops,
@@ -691,12 +723,12 @@ static int run(const struct cli_command *cmd, int argc, char **argv)
 		}
 		printf("}\n");
 	} else {
-		printf("trace: %zu ops, seed %d, checksum %016llx\n", ops, ALLOC_TRACE_SEED,
-		       (unsigned long long)trace.checksum);
-		printf("virtual pool: 32 MiB pages, granularity %llu, %d runs "
+		printf("trace: %zu op%s, seed %d, checksum %016llx\n", ops, cli_plural(ops),
+		       ALLOC_TRACE_SEED, (unsigned long long)trace.checksum);
+		printf("virtual pool: 32 MiB pages, granularity %llu, %d run%s "
 		       "(clock read %.1f ns, subtracted per op):\n",
-		       (unsigned long long)b.granularity, runs, b.clock_ns);
-		print_human("virtual", virt);
+		       (unsigned long long)b.granularity, runs, cli_plural(runs), b.clock_ns);
+		print_human("virtual", virt, count_ops(&trace, ops, false));
 		printf("  pages at peak          %u\n", b.peak_pages);
 		printf("  fragmentation at peak  %.4f  (1 - largest free / total free, after op "
 		       "%zu, %.1f MiB live)\n",
@@ -704,15 +736,18 @@ static int run(const struct cli_command *cmd, int argc, char **argv)
 		if (have_obj) {
 			printf("objects: llmem buffers and %dx(size/%d) RGBA8 images in one memory "
 			       "of 32 MiB pages on %s,\n  granularity %llu, device alignments, "
-			       "%d runs%s:\n",
+			       "%d run%s%s:\n",
 			       OBJECT_IMAGE_WIDTH, OBJECT_IMAGE_WIDTH * 4, si.device_name,
 			       (unsigned long long)si.buffer_image_granularity, object_runs,
+			       cli_plural(object_runs),
 			       object_runs < runs ? " (fewer: each pass is slow)" : "");
-			print_human("objects", obj);
-			printf("  %-22s median %10.1f   min %10.1f   max %10.1f   (objects)\n",
-			       "ns per buffer alloc", obj[3].med, obj[3].min, obj[3].max);
-			printf("  %-22s median %10.1f   min %10.1f   max %10.1f   (objects)\n",
-			       "ns per image alloc", obj[4].med, obj[4].min, obj[4].max);
+			print_human("objects", obj, count_ops(&trace, ops, false));
+			print_figure("ns per buffer alloc", &obj[3],
+				     ops - count_ops(&trace, ops, false) -
+					     count_ops(&trace, ops, true),
+				     "objects");
+			print_figure("ns per image alloc", &obj[4], count_ops(&trace, ops, true),
+				     "objects");
 			printf("  pages at peak          %u\n", b.obj_peak_pages);
 			printf("  fragmentation at peak  %.4f  (after op %zu, %.1f MiB held by "
 			       "objects)\n",
@@ -723,12 +758,13 @@ static int run(const struct cli_command *cmd, int argc, char **argv)
 		}
 		if (have_peer) {
 			printf("peer: one vkAllocateMemory per object on %s, memory type %u, %d "
-			       "runs",
-			       b.device_name, b.memory_type, runs);
+			       "run%s",
+			       b.device_name, b.memory_type, runs, cli_plural(runs));
 			if (peer_ops < ops)
-				printf(", first %zu ops of the trace only", peer_ops);
+				printf(", first %zu op%s of the trace only", peer_ops,
+				       cli_plural(peer_ops));
 			printf(":\n");
-			print_human("peer", peer);
+			print_human("peer", peer, count_ops(&trace, peer_ops, false));
 			print_ratio("virtual/peer", virt, peer);
 			if (have_obj)
 				print_ratio("objects/peer", obj, peer);

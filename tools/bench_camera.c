@@ -147,8 +147,9 @@ static int run(const struct cli_command *cmd, int argc, char **argv)
 		print_json(&zero, &copy);
 		return CLI_OK;
 	}
-	printf("camera %s, %.4s %ux%u, %u frames per path (CPU times on the pipeline thread)\n",
-	       zero.info.device, (const char *)&args.format, args.size[0], args.size[1], o.frames);
+	printf("camera %s, %.4s %ux%u, %u frame%s per path (CPU times on the pipeline thread)\n",
+	       zero.info.device, (const char *)&args.format, args.size[0], args.size[1], o.frames,
+	       cli_plural(o.frames));
 	print_row("zero-copy", &zero, false);
 	print_row("copy", &copy, true);
 	printf("ratio zero-copy/copy: cpu/frame %.3f, bytes copied %llu vs %llu\n",

@@ -471,11 +471,11 @@ static void print_result(const struct bench *b, const struct path_result *zero,
 		       submit, total);
 		return;
 	}
-	printf("llmem bench codec: %u frames %ux%u YUYV captured by %s (%s, %s pages), encoded "
-	       "to FWHT by %s, %llu frames per path\n",
-	       b->frames, b->info.format.width, b->info.format.height, b->info.device,
-	       b->info.driver, llmem_backend_name(b->info.backend), b->encoder,
-	       (unsigned long long)args.frames);
+	printf("llmem bench codec: %u frame%s %ux%u YUYV captured by %s (%s, %s pages), encoded "
+	       "to FWHT by %s, %llu frame%s per path\n",
+	       b->frames, cli_plural(b->frames), b->info.format.width, b->info.format.height,
+	       b->info.device, b->info.driver, llmem_backend_name(b->info.backend), b->encoder,
+	       (unsigned long long)args.frames, cli_plural(args.frames));
 	printf("  thread CPU per frame, us: median (min-max)\n");
 	for (int k = 0; k < 2; k++) {
 		const struct path_result *r = k ? copy : zero;

@@ -238,9 +238,9 @@ static void print_human(const struct figure f[NR_CASES][NR_PATHS])
 			if (f[c][p].why)
 				printf("%-12s %5zu KiB: %s\n", path_names[p], kib, f[c][p].why);
 			else
-				printf("%-12s %5zu KiB: %10.1f us median (%.1f..%.1f), %d runs\n",
+				printf("%-12s %5zu KiB: %10.1f us median (%.1f..%.1f), %d run%s\n",
 				       path_names[p], kib, f[c][p].med, f[c][p].min, f[c][p].max,
-				       reps_of(c));
+				       reps_of(c), cli_plural((uint64_t)reps_of(c)));
 		}
 		for (int p = HEAP; p < NR_PATHS; p++)
 			if (!f[c][LLMEM].why && !f[c][p].why)

@@ -5,7 +5,7 @@
  * memcpy of the same size and, for uploads, vkCmdCopyBuffer from host-visible
  * to device-local memory, all measured in the same run.
  *
- * Every figure is the median over --runs blocking transfers of --size MiB,
+ * Every figure is the median over --runs blocking transfers of --size bytes,
  * with min and max; the ratio compares medians.
  */
 #include <errno.h>
@@ -349,7 +349,8 @@ static const struct cli_option options[] = {
 	  .align = 1,
 	  .min = 1,
 	  .max = 64ull << 30,
-	  .help = "bytes per transfer, e.g. 256M or 1G (default 256 MiB)" },
+	  .help = "bytes per transfer, e.g. 4K, 256M or 1G; a bare number counts in MiB "
+		  "(default 256M)" },
 	{ .name = "runs",
 	  .short_name = 'r',
 	  .type = CLI_UINT,
@@ -367,7 +368,8 @@ static const struct cli_option options[] = {
 	  .align = PAGE,
 	  .min = PAGE,
 	  .max = 1ull << 40,
-	  .help = "the staging queue's ring, in whole 4 KiB pages (default 32M)" },
+	  .help = "the staging queue's ring, in whole 4 KiB pages; a bare number counts in "
+		  "MiB (default 32M)" },
 	{ .name = "chunk",
 	  .short_name = 'c',
 	  .type = CLI_SIZE,
@@ -377,8 +379,8 @@ static const struct cli_option options[] = {
 	  .align = PAGE,
 	  .min = PAGE,
 	  .max = 1ull << 40,
-	  .help = "the staging queue's chunk, in whole 4 KiB pages (default: a quarter of "
-		  "the ring)" },
+	  .help = "the staging queue's chunk, in whole 4 KiB pages; a bare number counts in "
+		  "MiB (default: a quarter of the ring, at least 4K)" },
 	CLI_OPTION_JSON(&args.json),
 	CLI_OPTION_QUIET(&args.quiet, "no progress on stderr"),
 	{ 0 },
@@ -394,7 +396,7 @@ static void print_json(const struct bench *b, const struct llmem_session_info *i
 	for (int p = 0, n = 0; p < PATHS; p++) {
 		if (p == HOSTPTR_UPLOAD && !b->wrapped)
 			continue;
-		printf("%s\"%s\": {\"median_gbs\": %.3f, \"min_gbs\": %.3f, \"max_gbs\": %.3f}",
+		printf("%s\"%s\": {\"median_gbs\": %.6g, \"min_gbs\": %.6g, \"max_gbs\": %.6g}",
 		       n++ ? ", " : "", names[p], f[p].med, f[p].min, f[p].max);
 	}
 	printf("}, \"ratio_staging_upload_copy\": %.4f, \"ratio_staging_upload_chunked\": %.4f, "
@@ -403,11 +405,52 @@ static void print_json(const struct bench *b, const struct llmem_session_info *i
 	       f[STAGED_WRITE].med / f[MEMCPY].med);
 }
 
+/* @bytes in the largest binary unit it fills, with as many digits as it needs. */
+static void format_bytes(char *out, size_t len, uint64_t bytes)
+{
+	static const char *const units[] = { "bytes", "KiB", "MiB", "GiB" };
+	int u = 0;
+
+	while (u < 3 && bytes >> (10 * (u + 1)))
+		u++;
+	if (bytes == 1)
+		snprintf(out, len, "1 byte");
+	else if (bytes % (1ull << (10 * u)) == 0)
+		snprintf(out, len, "%llu %s", (unsigned long long)(bytes >> (10 * u)), units[u]);
+	else
+		snprintf(out, len, "%.6g %s", (double)bytes / (double)(1ull << (10 * u)), units[u]);
+}
+
+/*
+ * The bandwidth unit of the table: the largest in which the slowest path's
+ * median is still at least 1, so that tiny transfers show digits, not 0.00.
+ */
+static double rate_unit(const struct bench *b, const struct figure *f, const char **name)
+{
+	static const struct {
+		double scale;
+		const char *name;
+	} units[] = { { 1e9, "GB/s" }, { 1e6, "MB/s" }, { 1e3, "kB/s" }, { 1, "B/s" } };
+	double slowest = f[MEMCPY].med * 1e9;
+	size_t u = 0;
+
+	for (int p = 0; p < PATHS; p++)
+		if ((p != HOSTPTR_UPLOAD || b->wrapped) && f[p].med * 1e9 < slowest)
+			slowest = f[p].med * 1e9;
+	while (u + 1 < sizeof(units) / sizeof(units[0]) && slowest < units[u].scale)
+		u++;
+	*name = units[u].name;
+	return 1e9 / units[u].scale;
+}
+
 static int run(const struct cli_command *cmd, int argc, char **argv)
 {
 	struct llmem_session_info info;
 	struct figure f[PATHS];
 	struct bench b = { .staging.flags = LLMEM_QUEUE_NO_MAPPING };
+	const char *unit;
+	char size[32];
+	double k;
 	int runs, ret;
 
 	ret = cli_parse(cmd, argc, argv);
@@ -421,6 +464,9 @@ static int run(const struct cli_command *cmd, int argc, char **argv)
 	b.size = args.size;
 	b.staging.staging_size = args.staging;
 	b.staging.chunk_size = args.chunk;
+	/* A quarter of a ring under 16 KiB would be a chunk under a page. */
+	if (!args.chunk && args.staging && args.staging / 4 < PAGE)
+		b.staging.chunk_size = PAGE;
 	b.quiet = args.quiet;
 	runs = (int)args.runs;
 	ret = setup(&b);
@@ -440,25 +486,28 @@ static int run(const struct cli_command *cmd, int argc, char **argv)
 		return CLI_OK;
 	}
 	printf("# device: %s (%s)\n", info.device_name, info.driver_name);
-	printf("# %llu MiB per transfer, GB/s over %d runs; mapped memory flags 0x%x\n",
-	       (unsigned long long)(b.size >> 20), runs, b.mapped_flags);
+	format_bytes(size, sizeof(size), b.size);
+	k = rate_unit(&b, f, &unit);
+	printf("# %s per transfer, %s over %d run%s; mapped memory flags 0x%x\n", size, unit, runs,
+	       cli_plural((uint64_t)runs), b.mapped_flags);
 	if (b.wrapped)
-		printf("# wrapping the %llu MiB source as a page took %.2f ms, once\n",
-		       (unsigned long long)(b.size >> 20), b.wrap_ms);
+		printf("# wrapping the %s source as a page took %.2f ms, once\n", size, b.wrap_ms);
 	printf("%-24s %9s %9s %9s %10s %10s\n", "path", "median", "min", "max", "/memcpy",
 	       "/vkCopy");
 	for (int p = 0; p < PATHS; p++) {
 		if (p == HOSTPTR_UPLOAD && !b.wrapped)
 			continue;
-		printf("%-24s %9.2f %9.2f %9.2f %10.2f %10.2f\n", names[p], f[p].med, f[p].min,
-		       f[p].max, f[p].med / f[MEMCPY].med, f[p].med / f[COPY_BUFFER].med);
+		printf("%-24s %9.2f %9.2f %9.2f %10.2f %10.2f\n", names[p], f[p].med * k,
+		       f[p].min * k, f[p].max * k, f[p].med / f[MEMCPY].med,
+		       f[p].med / f[COPY_BUFFER].med);
 	}
-	printf("# two copies of every byte at the pair's pace: %.2f GB/s; staging upload %.2f, "
+	printf("# two copies of every byte at the pair's pace: %.2f %s; staging upload %.2f, "
 	       "download %.2f of it\n",
-	       f[MEMCPY_PAIR].med / 2, f[STAGED_WRITE].med / (f[MEMCPY_PAIR].med / 2),
+	       f[MEMCPY_PAIR].med / 2 * k, unit, f[STAGED_WRITE].med / (f[MEMCPY_PAIR].med / 2),
 	       f[STAGED_READ].med / (f[MEMCPY_PAIR].med / 2));
-	printf("# %.2f MiB chunks: staging upload %.2f of the device's copy in chunks\n",
-	       (double)b.chunk / 1048576, f[STAGED_WRITE].med / f[CHUNKED_COPY].med);
+	format_bytes(size, sizeof(size), b.chunk);
+	printf("# %s chunks: staging upload %.2f of the device's copy in chunks\n", size,
+	       f[STAGED_WRITE].med / f[CHUNKED_COPY].med);
 	teardown(&b);
 	return CLI_OK;
 }

@@ -320,7 +320,8 @@ int camera_write_report(const struct camera_options *o, const struct camera_resu
 	rows[n].name = "llmem.ko saw on a queued frame";
 	snprintf(rows[n++].value, sizeof(rows[0].value), "%lld vmaps, %lld attachments",
 		 (long long)r->importer_vmaps, (long long)r->importer_attachments);
-	snprintf(title, sizeof(title), "llmem camera: %u frames from %s", r->frames, i->driver);
+	snprintf(title, sizeof(title), "llmem camera: %u frame%s from %s", r->frames,
+		 cli_plural(r->frames), i->driver);
 	snprintf(path, sizeof(path), "%s/index.html", o->out_dir);
 	return report_write_page(path, title, rows, n, r->frames, r->emulated);
 }

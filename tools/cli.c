@@ -241,6 +241,32 @@ static int store(const struct cli_command *cmd, const struct cli_option *o, cons
 	return 0;
 }
 
+/*
+ * getopt_long takes any unambiguous prefix of a long option, and calls
+ * one that fits several unknown; this names them instead.  Return:
+ * -CLI_USAGE after the message, or 0 when @arg is no such prefix.
+ */
+static int ambiguous(const struct cli_command *cmd, const struct cli_option **opts, size_t n,
+		     const char *arg)
+{
+	size_t len, matches = 0;
+
+	if (strncmp(arg, "--", 2))
+		return 0;
+	arg += 2;
+	len = strcspn(arg, "=");
+	for (size_t i = 0; i < n; i++)
+		matches += !strncmp(opts[i]->name, arg, len);
+	if (!len || matches < 2)
+		return 0;
+	fprintf(stderr, "llmem %s: ambiguous option '--%.*s':", cmd->name, (int)len, arg);
+	for (size_t i = 0, k = 0; i < n; i++)
+		if (!strncmp(opts[i]->name, arg, len))
+			fprintf(stderr, "%s --%s", k++ ? "," : "", opts[i]->name);
+	fputc('\n', stderr);
+	return -CLI_USAGE;
+}
+
 int cli_parse(const struct cli_command *cmd, int argc, char **argv)
 {
 	const struct cli_option *opts[MAX_OPTIONS];
@@ -278,6 +304,8 @@ int cli_parse(const struct cli_command *cmd, int argc, char **argv)
 		if (c == '?' && optopt)
 			return -cli_fail(cmd, CLI_USAGE, "unknown option '-%c' (llmem %s --help)",
 					 optopt, cmd->name);
+		if (c == '?' && ambiguous(cmd, opts, n, argv[optind - 1]))
+			return -CLI_USAGE;
 		if (c == '?')
 			return -cli_fail(cmd, CLI_USAGE, "unknown option '%s' (llmem %s --help)",
 					 argv[optind - 1], cmd->name);
@@ -472,10 +500,13 @@ void cli_write_man(FILE *out, const char *version)
 	fputs(".SH EXIT STATUS\n0 when the command did what it was asked, 1 when it failed "
 	      "(the reason on standard error), 2 for a command line it does not accept.\n"
 	      ".SH ENVIRONMENT\n"
-	      ".TP\n.B LLMEM_DEVICE\nThe Vulkan device: an index, or a piece of the name.\n"
+	      ".TP\n.B LLMEM_DEVICE\nThe Vulkan device: an index (digits alone), or a piece "
+	      "of the name.\n"
 	      ".TP\n.B LLMEM_VALIDATION\n1 turns the Vulkan validation layer on, 0 off.\n"
-	      ".TP\n.B LLMEM_COPY_THREADS\nThreads that share large host copies; 1 for "
-	      "none.\n"
+	      ".TP\n.B LLMEM_COPY_THREADS\nThreads that share large host copies, from 1 "
+	      "(none) to 16.\n"
+	      ".PP\nA command that opens a device refuses any other value of these, "
+	      "naming the variable, and exits 1.\n"
 	      ".SH SEE ALSO\n\\fBv4l2\\-ctl\\fR(1), \\fBvulkaninfo\\fR(1)\n",
 	      out);
 }

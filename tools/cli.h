@@ -123,6 +123,12 @@ int cli_fail(const struct cli_command *cmd, int status, const char *fmt, ...)
 int cli_parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 int cli_parse_size(const char *s, uint64_t unit, uint64_t *out);
 
+/* "s" after a count of anything but one: "1 run", "2 runs". */
+static inline const char *cli_plural(uint64_t n)
+{
+	return n == 1 ? "" : "s";
+}
+
 /* The commands, for `llmem help`, the man page and the completion. */
 extern const struct cli_command *const cli_commands[];
 

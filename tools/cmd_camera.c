@@ -198,19 +198,20 @@ static void print_human(const struct camera_options *o, const struct camera_resu
 {
 	const struct llmem_camera_info *i = &r->info;
 
-	printf("llmem camera: %u frames %ux%u %.4s from %s (%s) in %.2f s (%.1f fps), %s path, "
+	printf("llmem camera: %u frame%s %ux%u %.4s from %s (%s) in %.2f s (%.1f fps), %s path, "
 	       "backend %s\n",
-	       r->frames, i->format.width, i->format.height, (const char *)&i->format.fourcc,
-	       i->device, i->driver, r->seconds, r->frames / r->seconds,
-	       args.copy ? "copy" : "zero-copy",
+	       r->frames, cli_plural(r->frames), i->format.width, i->format.height,
+	       (const char *)&i->format.fourcc, i->device, i->driver, r->seconds,
+	       r->frames / r->seconds, args.copy ? "copy" : "zero-copy",
 	       args.copy ? "copy" : llmem_backend_name(i->backend));
 	printf("  CPU per frame %.1f us (median), conversion %.1f us, %llu bytes copied per "
 	       "frame\n",
 	       r->cpu_us_median, r->convert_us_median,
 	       (unsigned long long)r->bytes_copied_per_frame);
 	if (r->frames_dropped || r->frames_corrupted)
-		printf("  the driver skipped %llu frames and flagged %u corrupt\n",
-		       (unsigned long long)r->frames_dropped, r->frames_corrupted);
+		printf("  the driver skipped %llu frame%s and flagged %u corrupt\n",
+		       (unsigned long long)r->frames_dropped, cli_plural(r->frames_dropped),
+		       r->frames_corrupted);
 	if (o->out_dir)
 		printf("  frames, contact.png, timing.svg, summary.json and index.html in %s\n",
 		       o->out_dir);

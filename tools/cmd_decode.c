@@ -414,11 +414,12 @@ static int run(const struct cli_command *cmd, int argc, char **argv)
 	if (!ret && args.json)
 		print_summary(stdout, &r);
 	else if (!ret && !args.quiet)
-		printf("llmem decode: %u frames %ux%u %.4s from %s by %s (%s) in %.2f s, read on "
+		printf("llmem decode: %u frame%s %ux%u %.4s from %s by %s (%s) in %.2f s, read on "
 		       "the device where they were decoded%s%s\n",
-		       r.frames, r.capf.width, r.capf.height, (const char *)&r.capf.fourcc,
-		       r.feed.path, r.feed.node, llmem_codec_driver(r.feed.dec), r.seconds,
-		       args.out ? "; files in " : "", args.out ? args.out : "");
+		       r.frames, cli_plural(r.frames), r.capf.width, r.capf.height,
+		       (const char *)&r.capf.fourcc, r.feed.path, r.feed.node,
+		       llmem_codec_driver(r.feed.dec), r.seconds, args.out ? "; files in " : "",
+		       args.out ? args.out : "");
 	release(&r);
 	if (ret && made_dir) {
 		char path[4096];

@@ -113,8 +113,8 @@ static const struct cli_option options[] = {
 	  .value = &args.process,
 	  .meta = "NAME",
 	  .choices = processes,
-	  .help = "what the device does to each frame in place before it is encoded: "
-		  "mirror (default) or none" },
+	  .help = "what the device does to each frame in place before it is encoded "
+		  "(default mirror)" },
 	{ .name = "out",
 	  .short_name = 'o',
 	  .type = CLI_PATH,
@@ -545,9 +545,10 @@ static int run(const struct cli_command *cmd, int argc, char **argv)
 	if (!ret && args.json)
 		print_summary(stdout, &r);
 	else if (!ret && !args.quiet)
-		printf("llmem encode: %u frames %ux%u %.4s from %s (%s) encoded by %s (%s) to %llu "
+		printf("llmem encode: %u frame%s %ux%u %.4s from %s (%s) encoded by %s (%s) to "
+		       "%llu "
 		       "bytes of FWHT in %.2f s, %llu bytes copied%s%s\n",
-		       r.frames, r.info.format.width, r.info.format.height,
+		       r.frames, cli_plural(r.frames), r.info.format.width, r.info.format.height,
 		       (const char *)&r.info.format.fourcc, r.info.device, r.info.driver, r.encoder,
 		       r.encoder_driver, (unsigned long long)r.bitstream_bytes, r.seconds,
 		       (unsigned long long)r.bytes_copied, args.out ? "; files in " : "",

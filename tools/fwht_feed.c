@@ -14,6 +14,8 @@
 #include <llmem/codec.h>
 #include <llmem/error.h>
 
+#include "cli.h"
+
 static int fail(const struct fwht_feed *f, int err, const char *what)
 {
 	fprintf(stderr, "%s: %s: %s\n", f->cmd, what, llmem_last_error());
@@ -39,20 +41,34 @@ int fwht_feed_open(struct fwht_feed *f, const char *cmd, const char *path)
 	size_t size;
 
 	*f = (struct fwht_feed){ .cmd = cmd, .path = path, .fd = -1 };
-	f->fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a fifo is refused below instead of waiting for a writer. */
+	f->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (f->fd < 0 || fstat(f->fd, &st)) {
 		int err = errno;
 
 		fprintf(stderr, "%s: %s: %s\n", cmd, path, strerror(err));
 		return -err;
 	}
+	/*
+	 * The frames are walked by size first: only a regular file has one.
+	 * /proc's files say they are regular and empty, yet have bytes.
+	 */
+	if (S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "%s: %s: is a directory\n", cmd, path);
+		return -EISDIR;
+	}
+	if (!S_ISREG(st.st_mode) || (!st.st_size && pread(f->fd, hdr, 1, 0) == 1)) {
+		fprintf(stderr, "%s: %s: not a regular file\n", cmd, path);
+		return -EINVAL;
+	}
 	f->len = (uint64_t)st.st_size;
 	for (uint64_t at = 0; at < f->len; at += size) {
 		size = frame_at(f, at, hdr);
 		if (!size) {
 			fprintf(stderr,
-				"%s: %s: byte %llu starts no whole FWHT frame (after %u frames)\n",
-				cmd, path, (unsigned long long)at, f->frames);
+				"%s: %s: byte %llu starts no whole FWHT frame (after %u frame%s)\n",
+				cmd, path, (unsigned long long)at, f->frames,
+				cli_plural(f->frames));
 			return -EINVAL;
 		}
 		if (!at) {

@@ -20,10 +20,13 @@ extern "C" {
 
 struct llmem_session;
 
-/* Overrides create_info.device_index and device_name: a number is an index,
- * anything else a case-insensitive substring of the device name. */
+/* Overrides create_info.device_index and device_name: digits alone are an
+ * index (up to UINT32_MAX, else -EINVAL), anything else a case-insensitive
+ * substring of the device name. */
 #define LLMEM_ENV_DEVICE "LLMEM_DEVICE"
-/* "1" turns validation on, "0" turns it off, whatever create_info says. */
+/* "1" turns validation on, "0" turns it off, whatever create_info says;
+ * any other non-empty value fails llmem_session_create() with -EINVAL.
+ * So does an LLMEM_COPY_THREADS other than 1 to 16. */
 #define LLMEM_ENV_VALIDATION "LLMEM_VALIDATION"
 
 enum llmem_session_flags {

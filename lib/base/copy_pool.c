@@ -15,16 +15,19 @@
  * count to drop to zero before it returns, so a worker that wakes late
  * never sees a job half set up for the next copy.
  */
+#include <errno.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "base/copy_pool.h"
+#include "base/error.h"
 #include "base/stream_copy.h"
 
 /* Below this, waking other cores costs more than it gains. */
@@ -151,24 +154,50 @@ static void *worker(void *arg)
 }
 
 /*
+ * LLMEM_COPY_THREADS: the count of threads copying, the caller included,
+ * from 1 (no pool) to MAX_WORKERS + 1.  Return: the count, 0 where it is
+ * unset or empty, -EINVAL where it is anything else.
+ */
+static long env_threads(void)
+{
+	const char *env = getenv(LLMEM_ENV_COPY_THREADS);
+	unsigned long v;
+	char *end;
+
+	if (!env || !*env)
+		return 0;
+	if (strspn(env, "0123456789") != strlen(env))
+		return -EINVAL;
+	errno = 0;
+	v = strtoul(env, &end, 10);
+	if (errno || *end || v < 1 || v > MAX_WORKERS + 1)
+		return -EINVAL;
+	return (long)v;
+}
+
+int llmem_copy_pool_check_environment(void)
+{
+	if (env_threads() < 0)
+		return llmem_error(-EINVAL, "%s '%s': expected a whole number from 1 to %d",
+				   LLMEM_ENV_COPY_THREADS, getenv(LLMEM_ENV_COPY_THREADS),
+				   MAX_WORKERS + 1);
+	return 0;
+}
+
+/*
  * Half the online cores, the caller included: the device's own work (the
  * driver's threads, lavapipe's rasterizer) needs the rest.  With fewer
  * than four cores there is nothing to spare.  LLMEM_COPY_THREADS overrides
- * the count of threads copying, the caller included; 1 turns the pool off.
+ * it; a value a session refused (llmem_copy_pool_check_environment()) is
+ * not used here either.
  */
 static unsigned int worker_count(void)
 {
-	const char *env = getenv("LLMEM_COPY_THREADS");
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	long n = cores >= 4 ? cores / 2 : 1;
 
-	if (env && *env) {
-		char *end;
-		long v = strtol(env, &end, 10);
-
-		if (*end == '\0' && v >= 1)
-			n = v;
-	}
+	if (env_threads() > 0)
+		n = env_threads();
 	if (n - 1 > MAX_WORKERS)
 		return MAX_WORKERS;
 	return (unsigned int)(n - 1);

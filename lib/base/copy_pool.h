@@ -21,6 +21,15 @@ void llmem_copy_pool_memcpy(void *dst, const void *src, size_t bytes);
  * next.  Every thread's streaming stores are fenced before it returns. */
 void llmem_copy_pool_stream(void *dst, const void *src, size_t bytes);
 
+#define LLMEM_ENV_COPY_THREADS "LLMEM_COPY_THREADS"
+
+/*
+ * llmem_copy_pool_check_environment() - 0 where LLMEM_COPY_THREADS is unset,
+ * empty or a count from 1 to 16; -EINVAL and a message naming it otherwise.
+ * Sessions call it, so that a bad value is refused once, not ignored.
+ */
+int llmem_copy_pool_check_environment(void);
+
 /* Threads besides the caller's (0: every copy is the caller's alone). */
 unsigned int llmem_copy_pool_workers(void);
 

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/copy_pool.h"
 #include "base/error.h"
 #include "device/session.h"
 #include "device/submit.h"
@@ -86,27 +87,43 @@ static bool contains_nocase(const char *haystack, const char *needle)
 	return n == 0;
 }
 
-/* The environment wins over create_info, so a test run can pick the device. */
-static void apply_environment(uint32_t *index, const char **name, uint32_t *flags)
+/*
+ * The environment wins over create_info, so a test run can pick the device.
+ * A value it cannot mean is refused, never read as something else: digits
+ * alone are an index (so "-1" is a name, which no device has), "1" and "0"
+ * the only switches.  An empty variable counts as unset.
+ */
+static int apply_environment(uint32_t *index, const char **name, uint32_t *flags,
+			     const char **source)
 {
 	const char *dev = getenv(LLMEM_ENV_DEVICE);
 	const char *val = getenv(LLMEM_ENV_VALIDATION);
 
-	if (dev && *dev) {
-		char *end;
-		unsigned long i = strtoul(dev, &end, 10);
+	if (dev && *dev && strspn(dev, "0123456789") == strlen(dev)) {
+		unsigned long long i;
 
-		if (*end == '\0') {
-			*index = (uint32_t)i;
-			*name = NULL;
-		} else {
-			*name = dev;
-		}
+		errno = 0;
+		i = strtoull(dev, NULL, 10);
+		if (errno || i > UINT32_MAX)
+			return llmem_error(-EINVAL,
+					   "%s '%s': expected an index up to %u or a "
+					   "piece of a device's name",
+					   LLMEM_ENV_DEVICE, dev, UINT32_MAX);
+		*index = (uint32_t)i;
+		*name = NULL;
+	} else if (dev && *dev) {
+		*name = dev;
 	}
-	if (val && *val == '1')
+	if (dev && *dev)
+		*source = " (" LLMEM_ENV_DEVICE ")";
+	if (val && *val && strcmp(val, "1") && strcmp(val, "0"))
+		return llmem_error(-EINVAL, "%s '%s': expected 1 (on) or 0 (off)",
+				   LLMEM_ENV_VALIDATION, val);
+	if (val && !strcmp(val, "1"))
 		*flags |= LLMEM_SESSION_VALIDATION;
-	else if (val && *val == '0')
+	else if (val && !strcmp(val, "0"))
 		*flags &= ~(uint32_t)LLMEM_SESSION_VALIDATION;
+	return llmem_copy_pool_check_environment();
 }
 
 static int create_instance(struct llmem_session *s, const struct llmem_session_create_info *ci,
@@ -159,7 +176,9 @@ static int create_instance(struct llmem_session *s, const struct llmem_session_c
 	return 0;
 }
 
-static int pick_device(struct llmem_session *s, uint32_t index, const char *name)
+/* @source: where @index or @name came from, for the messages; "" for create_info. */
+static int pick_device(struct llmem_session *s, uint32_t index, const char *name,
+		       const char *source)
 {
 	VkPhysicalDevice *devs;
 	uint32_t n = 0;
@@ -188,9 +207,11 @@ static int pick_device(struct llmem_session *s, uint32_t index, const char *name
 				s->physical = devs[i];
 		}
 		if (!s->physical)
-			ret = llmem_error(-ENODEV, "no Vulkan device named like '%s'", name);
+			ret = llmem_error(-ENODEV, "no Vulkan device named like '%s'%s", name,
+					  source);
 	} else if (index >= n) {
-		ret = llmem_error(-ENODEV, "device index %u, but there are %u devices", index, n);
+		ret = llmem_error(-ENODEV, "device index %u%s, but there %s %u device%s", index,
+				  source, n == 1 ? "is" : "are", n, n == 1 ? "" : "s");
 	} else {
 		s->physical = devs[index];
 	}
@@ -410,7 +431,7 @@ LLMEM_PUBLIC int llmem_session_create(const struct llmem_session_create_info *in
 	static const struct llmem_session_create_info defaults;
 	const struct llmem_session_create_info *ci = info ? info : &defaults;
 	uint32_t index = ci->device_index, flags = ci->flags, api_version = VK_API_VERSION_1_1;
-	const char *name = ci->device_name;
+	const char *name = ci->device_name, *source = "";
 	struct llmem_session *s;
 	int ret;
 
@@ -419,7 +440,9 @@ LLMEM_PUBLIC int llmem_session_create(const struct llmem_session_create_info *in
 	*out = NULL;
 	if (flags & ~(uint32_t)LLMEM_SESSION_VALIDATION)
 		return llmem_error(-EINVAL, "session: unknown flags 0x%x", flags);
-	apply_environment(&index, &name, &flags);
+	ret = apply_environment(&index, &name, &flags, &source);
+	if (ret)
+		return ret;
 
 	bool validation = flags & LLMEM_SESSION_VALIDATION;
 	if (validation && !has_layer(VALIDATION_LAYER))
@@ -448,7 +471,7 @@ LLMEM_PUBLIC int llmem_session_create(const struct llmem_session_create_info *in
 	ret = create_instance(s, ci, validation, api_version);
 	if (ret)
 		goto out_destroy;
-	ret = pick_device(s, index, name);
+	ret = pick_device(s, index, name, source);
 	if (ret)
 		goto out_destroy;
 	ret = create_device(s);

@@ -131,6 +131,42 @@ TEST_F(session, environment_device)
 	unsetenv(LLMEM_ENV_DEVICE);
 }
 
+/* A value of LLMEM_DEVICE, LLMEM_VALIDATION or LLMEM_COPY_THREADS that means
+ * nothing is refused, naming the variable, never read as something else. */
+TEST_F(session, environment_refused)
+{
+	static const struct {
+		const char *var, *value;
+		int err;
+	} cases[] = {
+		{ LLMEM_ENV_DEVICE, "-1", -ENODEV },
+		{ LLMEM_ENV_DEVICE, "4294967296", -EINVAL },
+		{ LLMEM_ENV_DEVICE, "99999999999999999999999", -EINVAL },
+		{ LLMEM_ENV_VALIDATION, "yes", -EINVAL },
+		{ LLMEM_ENV_VALIDATION, "2", -EINVAL },
+		{ LLMEM_ENV_VALIDATION, "10", -EINVAL },
+		{ "LLMEM_COPY_THREADS", "abc", -EINVAL },
+		{ "LLMEM_COPY_THREADS", "0", -EINVAL },
+		{ "LLMEM_COPY_THREADS", "-1", -EINVAL },
+		{ "LLMEM_COPY_THREADS", "17", -EINVAL },
+		{ "LLMEM_COPY_THREADS", "4x", -EINVAL },
+	};
+	struct llmem_session *s2;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		setenv(cases[i].var, cases[i].value, 1);
+		EXPECT_EQ(llmem_session_create(NULL, &s2), cases[i].err);
+		EXPECT_EQ(s2, NULL);
+		EXPECT_NE(strstr(llmem_last_error(), cases[i].var), NULL);
+		EXPECT_NE(strstr(llmem_last_error(), cases[i].value), NULL);
+		unsetenv(cases[i].var);
+	}
+	setenv("LLMEM_COPY_THREADS", "16", 1);
+	ASSERT_EQ(llmem_session_create(NULL, &s2), 0);
+	llmem_session_destroy(s2);
+	unsetenv("LLMEM_COPY_THREADS");
+}
+
 /* LLMEM_VALIDATION switches the layer on and off whatever create_info says. */
 TEST_F(session, environment_validation)
 {
