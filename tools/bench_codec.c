@@ -11,7 +11,7 @@
  * (v4l2_m2m_try_schedule() from VIDIOC_QBUF), and vicodec encodes right
  * there, on the CPU, as system time of the caller.  Each frame is fed in
  * three phases so that the encoding is timed apart: submit (the copy
- * path's memcpy, between DMA_BUF_IOCTL_SYNC, and VIDIOC_QBUF of the frame,
+ * path's memcpy, between the DMA-BUF's CPU-access brackets, and VIDIOC_QBUF of the frame,
  * with no bitstream buffer queued yet, so nothing runs), encode
  * (VIDIOC_QBUF of the bitstream buffer: the driver's job) and collect
  * (VIDIOC_DQBUF of both).  Submit is the phase the paths differ in; a
@@ -27,7 +27,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <linux/dma-buf.h>
 #include <linux/videodev2.h>
 
 #include <llmem/buffer.h>
@@ -35,6 +34,7 @@
 #include <llmem/codec.h>
 #include <llmem/error.h>
 #include <llmem/session.h>
+#include <llmem/share.h>
 
 #include "codec_bufs.h"
 #include "commands.h"
@@ -214,9 +214,10 @@ static int capture(struct bench *b)
 		ret = llmem_camera_export(b->cam, i, &b->frame_fd[i]);
 		if (ret)
 			return fail(ret, "the frame's DMA-BUF");
-		b->frame_map[i] = dmabuf_map_read(b->frame_fd[i], b->raw_size, "llmem bench codec");
-		if (!b->frame_map[i])
-			return -EIO;
+		ret = llmem_dmabuf_map(b->frame_fd[i], 0, b->raw_size, LLMEM_CPU_READ,
+				       &b->frame_map[i]);
+		if (ret)
+			return fail(ret, "the frame's mapping");
 	}
 	return 0;
 }
@@ -273,15 +274,9 @@ static int open_encoder(struct bench *b, uint32_t memory, struct llmem_codec **o
 	return ret ? fail(ret, "start encoder") : 0;
 }
 
-static int dmabuf_sync(int fd, uint64_t flags)
-{
-	struct dma_buf_sync sync = { .flags = flags | DMA_BUF_SYNC_READ };
-
-	return ioctl(fd, DMA_BUF_IOCTL_SYNC, &sync) ? -errno : 0;
-}
-
 /* The copy path's submit: the captured frame copied into the encoder's own
- * buffer, read between DMA_BUF_IOCTL_SYNC as any CPU access must be. */
+ * buffer, read between the DMA-BUF's CPU-access brackets as any CPU access
+ * must be. */
 static int copy_in(struct bench *b, struct llmem_codec *enc, uint32_t i)
 {
 	void *dst;
@@ -290,14 +285,13 @@ static int copy_in(struct bench *b, struct llmem_codec *enc, uint32_t i)
 	ret = llmem_codec_map(enc, LLMEM_CODEC_OUTPUT, i, 0, &dst, NULL);
 	if (ret)
 		return fail(ret, "the encoder's buffer");
-	ret = dmabuf_sync(b->frame_fd[i], DMA_BUF_SYNC_START);
+	ret = llmem_dmabuf_begin_cpu_access(b->frame_fd[i], LLMEM_CPU_READ);
 	if (!ret) {
 		memcpy(dst, b->frame_map[i], b->raw_size);
-		ret = dmabuf_sync(b->frame_fd[i], DMA_BUF_SYNC_END);
+		ret = llmem_dmabuf_end_cpu_access(b->frame_fd[i], LLMEM_CPU_READ);
 	}
 	if (ret)
-		fprintf(stderr, "llmem bench codec: DMA_BUF_IOCTL_SYNC on frame %u: %s\n", i,
-			strerror(-ret));
+		fprintf(stderr, "llmem bench codec: frame %u: %s\n", i, llmem_last_error());
 	return ret;
 }
 
@@ -496,8 +490,7 @@ static void print_result(const struct bench *b, const struct path_result *zero,
 static void release(struct bench *b)
 {
 	for (uint32_t i = 0; i < LLMEM_CAMERA_MAX_BUFFERS; i++) {
-		if (b->frame_map[i])
-			munmap(b->frame_map[i], b->raw_size);
+		llmem_dmabuf_unmap(b->frame_map[i], b->raw_size);
 		if (b->frame_fd[i] >= 0)
 			close(b->frame_fd[i]);
 	}
