@@ -294,7 +294,8 @@ MemoryHeap = _tuple("MemoryHeap", "size flags", "A memory heap: bytes, VkMemoryH
 MemoryInfo = _tuple(
     "MemoryInfo",
     "flags memory_type_index page_size page_count bytes_reserved bytes_in_use object_count "
-    "mappable mapped_pages sharing backend coherent non_coherent_atom_size options",
+    "mappable mapped_pages sharing backend coherent non_coherent_atom_size options "
+    "max_allocation_size",
     "llmem_memory_info.")
 AllocationInfo = _tuple(
     "AllocationInfo", "page offset left_padding size",
