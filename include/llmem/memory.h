@@ -211,7 +211,8 @@ uint32_t llmem_memory_page_limit(struct llmem_memory *memory);
  *
  * Return: 0; -EINVAL for NULL arguments, a size that is 0 or not a multiple
  * of 4096, or a memory of LLMEM_SHARING_IMPORT (its pages come from
- * imports); -ENOMEM; the driver's failure.
+ * imports); -ENOMEM, also for a size above max_allocation_size (struct
+ * llmem_memory_info); the driver's failure.
  */
 int llmem_memory_add_page(struct llmem_memory *memory, uint64_t size, uint32_t *page);
 
