@@ -59,7 +59,9 @@ struct llmem_buffer_create_info {
  * Return: 0; -EINVAL for NULL arguments, size 0, unknown usage bits or an
  * alignment that is not a power of two;
  * -ENOTSUP when the memory's type cannot hold a buffer of this usage;
- * -ENOMEM when no page can be allocated; -EIO for other Vulkan failures.
+ * -ENOMEM when no page can be allocated, or for a size above maxBufferSize
+ * or the memory's max_allocation_size (struct llmem_memory_info), refused
+ * before Vulkan sees it; -EIO for other Vulkan failures.
  */
 int llmem_buffer_create(struct llmem_memory *memory, const struct llmem_buffer_create_info *info,
 			struct llmem_buffer **out);

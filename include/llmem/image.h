@@ -138,7 +138,9 @@ struct llmem_image_create_info {
  * channels above 4, an unknown channel type, order, tiling or usage bits,
  * BGRA with other than 3 or 4 channels of 8 bits; -ENOTSUP when the device
  * has no such format for that usage and tiling (or not in this size), or
- * the memory's type cannot hold the image; -ENOMEM; -EIO.
+ * the memory's type cannot hold the image; -ENOMEM, also for an image
+ * above the format's maxResourceSize or the memory's max_allocation_size
+ * (struct llmem_memory_info), refused before Vulkan sees it; -EIO.
  */
 int llmem_image_create(struct llmem_memory *memory, const struct llmem_image_create_info *info,
 		       struct llmem_image **out);

@@ -122,8 +122,13 @@ struct llmem_memory_create_info {
 /**
  * llmem_memory_create() - choose a memory type; allocates nothing yet.
  *
+ * A page size above what one allocation may hold (the heap's size and
+ * maxMemoryAllocationSize, see struct llmem_memory_info) rules a memory type
+ * out; the type is chosen among those that can hold it.
+ *
  * Return: 0; -EINVAL for a NULL argument, unknown flags or options, a
- * page size that is not a multiple of 4096, or LLMEM_MEMORY_CONTIGUOUS with
+ * page size that is not a multiple of 4096 or that no memory type with the
+ * flags may allocate in one piece, or LLMEM_MEMORY_CONTIGUOUS with
  * a page size above LLMEM_MEMORY_CONTIGUOUS_MAX_PAGE_SIZE, without sharing
  * LLMEM_SHARING_DMABUF or with a backend other than llmem.ko's; -ENOTSUP
  * when no memory type has the flags (exactly, with
@@ -171,6 +176,9 @@ struct llmem_memory_info {
 	 * (LLMEM_MEMORY_CONTIGUOUS: every page physically contiguous). */
 	uint32_t options;
 	uint32_t reserved2;
+	/* The most bytes one page, and so one object, may hold: the smaller
+	 * of the memory type's heap and maxMemoryAllocationSize. */
+	uint64_t max_allocation_size;
 };
 
 /* Return: 0, or -EINVAL for a NULL argument. */
@@ -203,7 +211,8 @@ uint32_t llmem_memory_page_limit(struct llmem_memory *memory);
  *
  * Return: 0; -EINVAL for NULL arguments, a size that is 0 or not a multiple
  * of 4096, or a memory of LLMEM_SHARING_IMPORT (its pages come from
- * imports); -ENOMEM; the driver's failure.
+ * imports); -ENOMEM, also for a size above max_allocation_size (struct
+ * llmem_memory_info); the driver's failure.
  */
 int llmem_memory_add_page(struct llmem_memory *memory, uint64_t size, uint32_t *page);
 

@@ -268,8 +268,14 @@ static void describe(struct llmem_session *s, const bool *enabled)
 	VkPhysicalDeviceDriverProperties driver = {
 		.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES,
 	};
-	VkPhysicalDeviceProperties2 p2 = { .sType =
-						   VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2 };
+	VkPhysicalDeviceMaintenance3Properties maintenance3 = {
+		.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES,
+	};
+	VkPhysicalDeviceMaintenance4Properties maintenance4 = {
+		.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_4_PROPERTIES,
+	};
+	VkPhysicalDeviceProperties2 p2 = { .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
+					   .pNext = &maintenance3 };
 	/* The bits of enum llmem_memory_flags, which are Vulkan's. */
 	const uint32_t mask =
 		VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT | VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
@@ -286,7 +292,15 @@ static void describe(struct llmem_session *s, const bool *enabled)
 		driver.pNext = p2.pNext;
 		p2.pNext = &driver;
 	}
+	/* maxBufferSize is core from 1.3, in the instance and the device alike. */
+	if (s->props.apiVersion >= VK_API_VERSION_1_3 &&
+	    s->instance_api_version >= VK_API_VERSION_1_3) {
+		maintenance4.pNext = p2.pNext;
+		p2.pNext = &maintenance4;
+	}
 	vkGetPhysicalDeviceProperties2(s->physical, &p2);
+	s->max_allocation_size = maintenance3.maxMemoryAllocationSize;
+	s->max_buffer_size = maintenance4.maxBufferSize ? maintenance4.maxBufferSize : UINT64_MAX;
 
 	snprintf(info->device_name, sizeof(info->device_name), "%s", s->props.deviceName);
 	snprintf(info->driver_name, sizeof(info->driver_name), "%s", driver.driverName);
@@ -468,6 +482,7 @@ LLMEM_PUBLIC int llmem_session_create(const struct llmem_session_create_info *in
 	if (api_version > VK_API_VERSION_1_3)
 		api_version = VK_API_VERSION_1_3;
 
+	s->instance_api_version = api_version;
 	ret = create_instance(s, ci, validation, api_version);
 	if (ret)
 		goto out_destroy;

@@ -43,6 +43,13 @@ struct llmem_session {
 
 	VkPhysicalDeviceProperties props;
 	VkPhysicalDeviceMemoryProperties mem_props;
+	/* The API version the instance was created for. */
+	uint32_t instance_api_version;
+	/* Vulkan's stated limits on one allocation (maxMemoryAllocationSize)
+	 * and one VkBuffer (maxBufferSize; UINT64_MAX before Vulkan 1.3): the
+	 * memory tier refuses what exceeds them before asking the driver. */
+	uint64_t max_allocation_size;
+	uint64_t max_buffer_size;
 	struct llmem_session_info info;
 	/* VK_KHR_sampler_mirror_clamp_to_edge is enabled. */
 	bool mirror_clamp_to_edge;

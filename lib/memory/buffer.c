@@ -81,6 +81,13 @@ LLMEM_PUBLIC int llmem_buffer_create(struct llmem_memory *m,
 				   (unsigned long long)info->alignment);
 
 	s = llmem_memory_session(m);
+	if (info->size > s->max_buffer_size)
+		return llmem_error(-ENOMEM, "buffer: %llu bytes is above maxBufferSize, %llu",
+				   (unsigned long long)info->size,
+				   (unsigned long long)s->max_buffer_size);
+	ret = llmem_memory_check_size(m, "a buffer", info->size);
+	if (ret)
+		return ret;
 	b = buffer_alloc(info->name);
 	if (!b)
 		return llmem_error(-ENOMEM, "buffer: out of memory");

@@ -127,6 +127,17 @@ static int parse_shape(const struct llmem_image_create_info *ci, struct llmem_im
 	return 0;
 }
 
+/* Bytes of the image's texels, UINT64_MAX where they overflow. */
+static uint64_t texel_bytes(const struct llmem_image *img)
+{
+	uint64_t n = (uint64_t)img->channels * channel_bytes[img->channel_type];
+
+	if (__builtin_mul_overflow(n, img->width, &n) ||
+	    __builtin_mul_overflow(n, img->height, &n) || __builtin_mul_overflow(n, img->depth, &n))
+		return UINT64_MAX;
+	return n;
+}
+
 /*
  * Whether the device has the image's format for its usage, and, when the
  * memory is shared (@handle_type not 0), for memory of that handle type:
@@ -176,6 +187,13 @@ static int check_format(struct llmem_session *s, const struct llmem_image *img,
 		return llmem_error(-ENOTSUP, "image: %ux%ux%u exceeds the device's %ux%ux%u",
 				   img->depth, img->height, img->width, max->depth, max->height,
 				   max->width);
+	/* The validation layer warns of an image above maxResourceSize. */
+	if (texel_bytes(img) > fp.imageFormatProperties.maxResourceSize)
+		return llmem_error(-ENOMEM,
+				   "image: %ux%ux%u of %u channels is above the device's "
+				   "maxResourceSize, %llu bytes",
+				   img->depth, img->height, img->width, img->channels,
+				   (unsigned long long)fp.imageFormatProperties.maxResourceSize);
 	return 0;
 }
 
@@ -267,6 +285,8 @@ LLMEM_PUBLIC int llmem_image_create(struct llmem_memory *m,
 		.handleTypes = llmem_memory_handle_types(m),
 	};
 	ret = check_format(s, img, (VkExternalMemoryHandleTypeFlagBits)external.handleTypes);
+	if (!ret)
+		ret = llmem_memory_check_size(m, "an image", texel_bytes(img));
 	if (ret)
 		goto out_free;
 	VkImageCreateInfo ci = {

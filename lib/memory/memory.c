@@ -77,8 +77,12 @@ static int page_create(void *user, uint32_t index, uint64_t size)
 		.memoryTypeIndex = m->type_index,
 	};
 	VkResult r;
+	int ret;
 
 	m->page_failed = true;
+	ret = llmem_memory_check_size(m, "a page", size);
+	if (ret)
+		return ret;
 	if (index >= m->pages_cap) {
 		uint32_t cap = index + 8;
 		struct llmem_page *p = realloc(m->pages, cap * sizeof(*p));
@@ -122,27 +126,66 @@ static void page_destroy(void *user, uint32_t index)
 	memset(p, 0, sizeof(*p));
 }
 
-/* The type with the fewest flags beyond those asked for; ties to the lower index. */
-static int choose_type(const struct llmem_session *s, uint32_t want, bool exact)
+uint64_t llmem_memory_type_limit(const struct llmem_session *s, uint32_t type, bool *heap)
+{
+	uint32_t h = s->mem_props.memoryTypes[type].heapIndex;
+	uint64_t heap_size = s->mem_props.memoryHeaps[h].size;
+	uint64_t max = s->max_allocation_size;
+
+	*heap = !max || heap_size <= max;
+	return *heap ? heap_size : max;
+}
+
+int llmem_memory_check_size(const struct llmem_memory *m, const char *what, uint64_t size)
+{
+	if (size <= m->max_allocation)
+		return 0;
+	return llmem_error(-ENOMEM,
+			   "memory '%s': %s of %llu bytes is above %llu, the most one allocation "
+			   "of memory type %u may hold (%s)",
+			   m->name, what, (unsigned long long)size,
+			   (unsigned long long)m->max_allocation, m->type_index,
+			   m->limit_is_heap ? "the size of its heap" : "maxMemoryAllocationSize");
+}
+
+/*
+ * The type with the fewest flags beyond those asked for whose one
+ * allocation may hold @page_size bytes; ties to the lower index.  -1 when
+ * no type has the flags, -2 when those that have them are all too small,
+ * @largest then the most any of them holds and @heap whether a heap's size
+ * set it.
+ */
+static int choose_type(const struct llmem_session *s, uint32_t want, bool exact, uint64_t page_size,
+		       uint64_t *largest, bool *largest_heap)
 {
 	const VkMemoryPropertyFlags unusable =
 		VK_MEMORY_PROPERTY_PROTECTED_BIT | VK_MEMORY_PROPERTY_LAZILY_ALLOCATED_BIT;
 	int best = -1, best_extra = 33;
 
+	*largest = 0;
 	for (uint32_t i = 0; i < s->mem_props.memoryTypeCount; i++) {
 		uint32_t f = s->mem_props.memoryTypes[i].propertyFlags;
 		int extra = __builtin_popcount((f & FLAG_MASK) & ~want);
+		uint64_t limit;
+		bool heap;
 
 		if (f & unusable)
 			continue;
 		if ((f & want) != want || (exact && extra))
+			continue;
+		limit = llmem_memory_type_limit(s, i, &heap);
+		if (limit > *largest) {
+			*largest = limit;
+			*largest_heap = heap;
+		}
+		if (limit < page_size)
 			continue;
 		if (extra < best_extra) {
 			best = (int)i;
 			best_extra = extra;
 		}
 	}
-	return best;
+	return best < 0 && *largest ? -2 : best;
 }
 
 LLMEM_PUBLIC int llmem_memory_create(struct llmem_session *s,
@@ -158,6 +201,8 @@ LLMEM_PUBLIC int llmem_memory_create(struct llmem_session *s,
 					   : LLMEM_MEMORY_DEFAULT_PAGE_SIZE;
 	uint32_t backend = LLMEM_BACKEND_VULKAN;
 	struct llmem_memory *m;
+	bool largest_heap = false;
+	uint64_t largest;
 	int type, ret;
 
 	if (!s || !out)
@@ -188,7 +233,15 @@ LLMEM_PUBLIC int llmem_memory_create(struct llmem_session *s,
 		return llmem_error(-EINVAL,
 				   "memory: contiguous pages need sharing DMA-BUF and come only "
 				   "from llmem.ko");
-	type = choose_type(s, want, ci->options & LLMEM_MEMORY_EXACT_MATCH);
+	type = choose_type(s, want, ci->options & LLMEM_MEMORY_EXACT_MATCH, page_size, &largest,
+			   &largest_heap);
+	if (type == -2)
+		return llmem_error(
+			-EINVAL,
+			"memory: page size %llu is above %llu, the most one allocation of "
+			"a memory type with flags 0x%x may hold (%s)",
+			(unsigned long long)page_size, (unsigned long long)largest, want,
+			largest_heap ? "the size of its heap" : "maxMemoryAllocationSize");
 	if (type < 0)
 		return llmem_error(-ENOTSUP, "memory: no memory type has %sflags 0x%x",
 				   ci->options & LLMEM_MEMORY_EXACT_MATCH ? "exactly the " : "",
@@ -214,6 +267,7 @@ LLMEM_PUBLIC int llmem_memory_create(struct llmem_session *s,
 	m->type_index = (uint32_t)type;
 	m->flags = s->mem_props.memoryTypes[type].propertyFlags;
 	m->page_size = page_size;
+	m->max_allocation = llmem_memory_type_limit(s, (uint32_t)type, &m->limit_is_heap);
 	m->sharing = ci->sharing;
 	m->backend = backend;
 	m->options = ci->options;
@@ -294,6 +348,7 @@ LLMEM_PUBLIC int llmem_memory_get_info(struct llmem_memory *m, struct llmem_memo
 	if (info->mappable && !info->coherent)
 		info->non_coherent_atom_size = m->session->props.limits.nonCoherentAtomSize;
 	info->options = m->options;
+	info->max_allocation_size = m->max_allocation;
 	for (uint32_t i = 0; i < m->pages_cap; i++)
 		info->mapped_pages += m->pages[i].map != NULL;
 	pthread_mutex_unlock(&m->lock);

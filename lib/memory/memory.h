@@ -38,6 +38,10 @@ struct llmem_memory {
 	uint32_t type_index;
 	uint32_t flags;
 	uint64_t page_size;
+	/* The most one page may hold (llmem_memory_type_limit()), and whether
+	 * the heap's size set it rather than maxMemoryAllocationSize. */
+	uint64_t max_allocation;
+	bool limit_is_heap;
 	/* Set by the pool's page_create on failure: its message is the one to
 	 * keep. */
 	bool page_failed;
@@ -96,6 +100,22 @@ void llmem_memory_attach(struct llmem_memory *m, struct llmem_object *obj);
 void llmem_memory_release(struct llmem_memory *m, struct llmem_object *obj);
 
 uint64_t llmem_memory_page_size(struct llmem_memory *m, uint32_t page);
+
+/*
+ * The most one allocation of memory type @type may hold: its heap's size
+ * (more is invalid use, VUID-vkAllocateMemory-pAllocateInfo-01713) or
+ * maxMemoryAllocationSize, whichever is smaller; @heap says which.  Past
+ * them a driver may "succeed" with memory that is not there: lavapipe maps
+ * a 2^50-byte page at (void *)-1.
+ */
+uint64_t llmem_memory_type_limit(const struct llmem_session *s, uint32_t type, bool *heap);
+
+/*
+ * -ENOMEM, with a message naming @what and the limit, when @size bytes are
+ * more than one page of @m may hold; 0 otherwise.  Every size goes through
+ * it before the driver sees it.
+ */
+int llmem_memory_check_size(const struct llmem_memory *m, const char *what, uint64_t size);
 
 /* The page @page, or NULL where none lives.  Context: the memory's lock held. */
 static inline struct llmem_page *llmem_memory_live_page(struct llmem_memory *m, uint32_t page)

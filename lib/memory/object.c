@@ -55,6 +55,11 @@ int llmem_memory_place(struct llmem_memory *m, struct llmem_object *obj,
 				   "memory '%s': type %u cannot hold this %s (allowed types 0x%x)",
 				   m->name, m->type_index, llmem_object_kind_name(obj->kind),
 				   req->memoryTypeBits);
+	/* A larger object gets a page of its own, which must be allocatable too. */
+	ret = llmem_memory_check_size(m, obj->kind == LLMEM_OBJECT_IMAGE ? "an image" : "a buffer",
+				      req->size);
+	if (ret)
+		return ret;
 	pthread_mutex_lock(&m->lock);
 	m->page_failed = false;
 	ret = llmem_pool_alloc(m->pool, req->size, req->alignment,

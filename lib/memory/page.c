@@ -19,6 +19,10 @@ int llmem_memory_page_map_locked(struct llmem_memory *m, uint32_t page, void **p
 
 	if (!p->map) {
 		r = vkMapMemory(m->session->device, p->vk, 0, VK_WHOLE_SIZE, 0, &p->map);
+		if (r == VK_SUCCESS && !p->map) {
+			vkUnmapMemory(m->session->device, p->vk);
+			r = VK_ERROR_MEMORY_MAP_FAILED;
+		}
 		if (r != VK_SUCCESS) {
 			p->map = NULL;
 			return llmem_error(llmem_vk_errno(r),

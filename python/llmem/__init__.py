@@ -28,7 +28,7 @@ import enum
 import struct
 
 from . import _llmem
-from ._llmem import Error
+from ._llmem import Error, __version__
 
 __all__ = [
     "Error",
@@ -294,7 +294,8 @@ MemoryHeap = _tuple("MemoryHeap", "size flags", "A memory heap: bytes, VkMemoryH
 MemoryInfo = _tuple(
     "MemoryInfo",
     "flags memory_type_index page_size page_count bytes_reserved bytes_in_use object_count "
-    "mappable mapped_pages sharing backend coherent non_coherent_atom_size options",
+    "mappable mapped_pages sharing backend coherent non_coherent_atom_size options "
+    "max_allocation_size",
     "llmem_memory_info.")
 AllocationInfo = _tuple(
     "AllocationInfo", "page offset left_padding size",
@@ -356,16 +357,29 @@ def frame_layout(fourcc, width, height, *, pitch=0, pitch_alignment=0, plane_ali
                                        plane_alignment, min_size))
 
 
+def _note(exc, what, error):
+    """Adds to exc, on its way out of a with block, that what failed too."""
+    if hasattr(exc, "add_note"):
+        exc.add_note(f"{what} failed too: {type(error).__name__}: {error}")
+
+
 class _Closing:
-    """close() at the end of a with block."""
+    """close() at the end of a with block; an exception in flight wins over
+    close()'s own, which becomes a note on it."""
 
     __slots__ = ()
 
     def __enter__(self):
         return self
 
-    def __exit__(self, *exc):
-        self.close()
+    def __exit__(self, exc_type, exc, tb):
+        if exc_type is None:
+            self.close()
+            return
+        try:
+            self.close()
+        except Exception as error:
+            _note(exc, f"closing {type(self).__name__}", error)
 
 
 def _state(obj):
@@ -645,11 +659,14 @@ class _Batch:
         self.queue.begin_batch()
         return self
 
-    def __exit__(self, exc_type, *exc):
-        if exc_type is not None:
-            self.queue.discard_batch()
-        else:
+    def __exit__(self, exc_type, exc, tb):
+        if exc_type is None:
             self.event = self.queue.submit_batch(blocking=self.blocking)
+            return
+        try:
+            self.queue.discard_batch()
+        except Exception as error:
+            _note(exc, "discarding the batch", error)
 
 
 class Queue(_Closing, _llmem.Queue):

@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <string.h>
 
 PyObject *pyl_Error;
 
@@ -111,12 +112,19 @@ int pyl_args(const char *fn, PyObject *const *args, Py_ssize_t nargs, PyObject *
 			out[j] = args[nargs + k];
 		}
 	}
-	for (int j = 0; j < required; j++)
+	for (int j = 0; j < required; j++) {
 		if (!out[j]) {
 			PyErr_Format(PyExc_TypeError, "%s() missing required argument '%s'", fn,
 				     names[j]);
 			return -1;
 		}
+		/* None means "the default" to the readers: a required one has none. */
+		if (out[j] == Py_None) {
+			PyErr_Format(PyExc_TypeError, "%s() argument '%s' must not be None", fn,
+				     names[j]);
+			return -1;
+		}
+	}
 	return 0;
 }
 
@@ -127,7 +135,8 @@ int pyl_u64(PyObject *o, const char *what, uint64_t max, uint64_t *out)
 
 	if (!o || o == Py_None)
 		return 0;
-	if (!PyIndex_Check(o)) {
+	/* True is an int to Python, never a size or a count to a caller. */
+	if (!PyIndex_Check(o) || PyBool_Check(o)) {
 		PyErr_Format(PyExc_TypeError, "%s must be an int, not %.200s", what,
 			     Py_TYPE(o)->tp_name);
 		return -1;
@@ -169,6 +178,8 @@ int pyl_u32(PyObject *o, const char *what, uint32_t *out)
 
 int pyl_str(PyObject *o, const char *what, const char **out)
 {
+	Py_ssize_t len;
+
 	if (!o)
 		return 0;
 	if (o == Py_None) {
@@ -180,8 +191,15 @@ int pyl_str(PyObject *o, const char *what, const char **out)
 			     Py_TYPE(o)->tp_name);
 		return -1;
 	}
-	*out = PyUnicode_AsUTF8(o);
-	return *out ? 0 : -1;
+	*out = PyUnicode_AsUTF8AndSize(o, &len);
+	if (!*out)
+		return -1;
+	/* The library reads a C string: it would end at the NUL. */
+	if (strlen(*out) != (size_t)len) {
+		PyErr_Format(PyExc_ValueError, "%s must not contain a NUL character", what);
+		return -1;
+	}
+	return 0;
 }
 
 int pyl_bool(PyObject *o, int *out)

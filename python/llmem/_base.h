@@ -62,17 +62,18 @@ void *pyl_instance(PyObject *o, PyTypeObject *type, const char *what, const char
 /*
  * Arguments of a METH_FASTCALL | METH_KEYWORDS method: @names (NULL-ended)
  * in order, of which the first @npos may be positional and the first
- * @required must be given; @out[i] is the argument or NULL.  TypeError
- * otherwise.  Return: 0 or -1.
+ * @required must be given, and not as None; @out[i] is the argument or
+ * NULL.  TypeError otherwise.  Return: 0 or -1.
  */
 int pyl_args(const char *fn, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
 	     const char *const *names, int npos, int required, PyObject **out);
 
 /* Integer arguments: absent (NULL) or None keep *@out; TypeError for a
- * non-integer, ValueError below 0 or above @max.  Return: 0 or -1. */
+ * non-integer or a bool, ValueError below 0 or above @max.  Return: 0 or -1. */
 int pyl_u64(PyObject *o, const char *what, uint64_t max, uint64_t *out);
 int pyl_u32(PyObject *o, const char *what, uint32_t *out);
-/* A str or None (NULL kept); the UTF-8 lives as long as @o. */
+/* A str or None (NULL kept); the UTF-8 lives as long as @o.  ValueError
+ * for a str holding a NUL, which a C string cannot. */
 int pyl_str(PyObject *o, const char *what, const char **out);
 /* A truth value; NULL keeps *@out. */
 int pyl_bool(PyObject *o, int *out);

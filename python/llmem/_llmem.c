@@ -135,7 +135,8 @@ PyMODINIT_FUNC PyInit__llmem(void)
 			goto fail;
 		pyl_set_class(i, base_types[i]);
 	}
-	if (PyModule_AddIntConstant(m, "DEFAULT_PAGE_SIZE", LLMEM_MEMORY_DEFAULT_PAGE_SIZE) ||
+	if (PyModule_AddStringConstant(m, "__version__", PYL_VERSION) ||
+	    PyModule_AddIntConstant(m, "DEFAULT_PAGE_SIZE", LLMEM_MEMORY_DEFAULT_PAGE_SIZE) ||
 	    PyModule_AddIntConstant(m, "MAX_DIMS", PYL_MAX_DIMS) || pyl_share_init(m))
 		goto fail;
 	return m;

@@ -232,6 +232,36 @@ static PyObject *mapping_dlpack(struct pyl_mapping *self, PyObject *const *args,
 	return capsule;
 }
 
+/*
+ * numpy takes the buffer protocol first; only where that fails does it call
+ * __array__, whose error it passes on.  Without this, numpy.asarray() of a
+ * closed mapping quietly made a 0-d object array holding the mapping.
+ */
+static PyObject *mapping_array(struct pyl_mapping *self, PyObject *const *args, Py_ssize_t nargs,
+			       PyObject *kwnames)
+{
+	static const char *const names[] = { "dtype", "copy", NULL };
+	PyObject *a[2], *np, *view, *arr = NULL;
+
+	if (pyl_args("__array__", args, nargs, kwnames, names, 2, 0, a))
+		return NULL;
+	if (self->closing)
+		return pyl_closed("mapping");
+	view = PyMemoryView_FromObject((PyObject *)self);
+	if (!view)
+		return NULL;
+	np = PyImport_ImportModule("numpy");
+	if (np) {
+		arr = a[1] && a[1] != Py_None ? PyObject_CallMethod(np, "array", "OOO", view,
+								    a[0] ? a[0] : Py_None, a[1])
+					      : PyObject_CallMethod(np, "asarray", "OO", view,
+								    a[0] ? a[0] : Py_None);
+		Py_DECREF(np);
+	}
+	Py_DECREF(view);
+	return arr;
+}
+
 static PyObject *mapping_dlpack_device(struct pyl_mapping *self, PyObject *unused)
 {
 	(void)self;
@@ -414,6 +444,9 @@ static PyMethodDef mapping_methods[] = {
 	  "__dlpack__(stream=None, *, max_version=None, dl_device=None, copy=None) -> a "
 	  "capsule over the mapped bytes ('dltensor_versioned' for max_version >= (1, 0))" },
 	{ "__dlpack_device__", (PyCFunction)mapping_dlpack_device, METH_NOARGS, "(kDLCPU, 0)" },
+	{ "__array__", PYL_FAST(mapping_array), PYL_FASTKW,
+	  "__array__(dtype=None, copy=None): numpy's view of the mapping; ValueError once "
+	  "closed" },
 	{ 0 },
 };
 

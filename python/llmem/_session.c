@@ -747,15 +747,16 @@ static PyObject *memory_info(struct pyl_memory *self, PyObject *unused)
 	ret = llmem_memory_get_info(self->m, &i);
 	if (ret)
 		return pyl_error(ret);
-	return Py_BuildValue("{s:I,s:I,s:K,s:I,s:K,s:K,s:I,s:O,s:I,s:I,s:I,s:O,s:K,s:I}", "flags",
-			     i.flags, "memory_type_index", i.memory_type_index, "page_size",
-			     (unsigned long long)i.page_size, "page_count", i.page_count,
-			     "bytes_reserved", (unsigned long long)i.bytes_reserved, "bytes_in_use",
-			     (unsigned long long)i.bytes_in_use, "object_count", i.object_count,
-			     "mappable", i.mappable ? Py_True : Py_False, "mapped_pages",
-			     i.mapped_pages, "sharing", i.sharing, "backend", i.backend, "coherent",
-			     i.coherent ? Py_True : Py_False, "non_coherent_atom_size",
-			     (unsigned long long)i.non_coherent_atom_size, "options", i.options);
+	return Py_BuildValue(
+		"{s:I,s:I,s:K,s:I,s:K,s:K,s:I,s:O,s:I,s:I,s:I,s:O,s:K,s:I,s:K}", "flags", i.flags,
+		"memory_type_index", i.memory_type_index, "page_size",
+		(unsigned long long)i.page_size, "page_count", i.page_count, "bytes_reserved",
+		(unsigned long long)i.bytes_reserved, "bytes_in_use",
+		(unsigned long long)i.bytes_in_use, "object_count", i.object_count, "mappable",
+		i.mappable ? Py_True : Py_False, "mapped_pages", i.mapped_pages, "sharing",
+		i.sharing, "backend", i.backend, "coherent", i.coherent ? Py_True : Py_False,
+		"non_coherent_atom_size", (unsigned long long)i.non_coherent_atom_size, "options",
+		i.options, "max_allocation_size", (unsigned long long)i.max_allocation_size);
 }
 
 static PyObject *memory_objects(struct pyl_memory *self, PyObject *unused)
