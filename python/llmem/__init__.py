@@ -804,8 +804,10 @@ class Frame(_Closing, _llmem.Frame):
     __slots__ = ()
 
     def __repr__(self):
-        state = " (released)" if self.released else ""
-        return f"<llmem.Frame {self.sequence} buffer {self.index}{state}>"
+        # A released frame has gone back to the camera: it has no buffer.
+        if self.released or self.index is None:
+            return f"<llmem.Frame {self.sequence} (released)>"
+        return f"<llmem.Frame {self.sequence} in camera buffer {self.index}>"
 
 
 class Cuda(_Closing, _llmem.Cuda):

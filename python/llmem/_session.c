@@ -118,6 +118,33 @@ static void session_dealloc(struct pyl_session *self)
 	Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
+/* EBUSY naming the objects still open, each count worded for its number. */
+static PyObject *live_objects_error(struct pyl_session *self)
+{
+	const struct {
+		Py_ssize_t count;
+		const char *one, *many;
+	} kinds[] = {
+		{ self->memories, "memory", "memories" },
+		{ self->queues, "queue", "queues" },
+		{ self->cameras, "camera", "cameras" },
+		{ self->cudas, "CUDA context", "CUDA contexts" },
+		{ self->kernels, "kernel", "kernels" },
+	};
+	char text[256];
+	size_t n = 0;
+
+	text[0] = '\0';
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		if (!kinds[i].count)
+			continue;
+		n += (size_t)snprintf(text + n, sizeof(text) - n, "%s%zd %s", n ? ", " : "",
+				      kinds[i].count,
+				      kinds[i].count == 1 ? kinds[i].one : kinds[i].many);
+	}
+	return pyl_error_msg(EBUSY, "session has live objects: %s", text);
+}
+
 static PyObject *session_close(struct pyl_session *self, PyObject *unused)
 {
 	Py_ssize_t live =
@@ -128,11 +155,7 @@ static PyObject *session_close(struct pyl_session *self, PyObject *unused)
 	if (!self->s)
 		Py_RETURN_NONE;
 	if (live)
-		return pyl_error_msg(EBUSY,
-				     "session has live objects: %zd memories, %zd queues, %zd "
-				     "cameras, %zd CUDA contexts, %zd kernels",
-				     self->memories, self->queues, self->cameras, self->cudas,
-				     self->kernels);
+		return live_objects_error(self);
 	ret = session_destroy(self);
 	if (ret)
 		return pyl_error(ret);

@@ -120,3 +120,20 @@ def test_version_is_the_meson_project_version():
     project = (SOURCE / "meson.build").read_text()
     version = re.search(r"project\([^)]*?version\s*:\s*'([^']+)'", project, re.S).group(1)
     assert llmem.__version__ == version
+
+
+def test_live_objects_counted_in_words():
+    """A session closed under live objects names each kind once, in the
+    singular for one, and leaves out the kinds it has none of."""
+    s = llmem.Session()
+    m = s.create_memory(HV)
+    with pytest.raises(llmem.Error) as e:
+        s.close()
+    assert e.value.errno == errno.EBUSY
+    assert e.value.strerror.endswith("session has live objects: 1 memory"), e.value.strerror
+    m2 = s.create_memory(HV)
+    with pytest.raises(llmem.Error, match=r"live objects: 2 memories$"):
+        s.close()
+    m.close()
+    m2.close()
+    s.close()

@@ -91,7 +91,7 @@ def test_blur_through_views(memory, queue, session):
         assert e.value.errno == errno.EBUSY
     with pytest.raises(llmem.Error) as e:
         session.close()
-    assert e.value.errno == errno.EBUSY and "1 kernels" in e.value.strerror
+    assert e.value.errno == errno.EBUSY and "1 kernel" in e.value.strerror
     assert ev.wait() and k.pending == 0 and sv.pending == 0
     out = np.empty_like(pic)
     queue.read_image(dst, out)

@@ -66,7 +66,7 @@ def test_close_refuses_while_children_live(session):
     with pytest.raises(llmem.Error) as e:
         session.close()
     assert e.value.errno == errno.EBUSY
-    assert "1 memories, 1 queues" in e.value.strerror
+    assert "1 memory, 1 queue" in e.value.strerror
     assert not session.closed
     q.close()
     m.close()

@@ -136,6 +136,8 @@ def test_frames_release_themselves(session, vivid):
             if count == 3:
                 break
         assert second.released and not frame.released
+        assert repr(second) == f"<llmem.Frame {second.sequence} (released)>"
+        assert repr(frame) == f"<llmem.Frame {frame.sequence} in camera buffer {frame.index}>"
         cam.stop()
         assert frame.released and not cam.streaming
         # Streaming again; vivid counts frames from 0 once more.
