@@ -276,7 +276,7 @@ static void describe(struct llmem_session *s, const bool *enabled)
 	};
 	VkPhysicalDeviceProperties2 p2 = { .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
 					   .pNext = &maintenance3 };
-	/* The bits of enum llmem_memory_flags, which are Vulkan's. */
+	/* The property bits a memory may ask for (the memory tier names them). */
 	const uint32_t mask =
 		VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT | VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
 		VK_MEMORY_PROPERTY_HOST_COHERENT_BIT | VK_MEMORY_PROPERTY_HOST_CACHED_BIT;
@@ -470,7 +470,7 @@ LLMEM_PUBLIC int llmem_session_create(const struct llmem_session_create_info *in
 	s->message_fn = ci->message_fn;
 	s->message_user = ci->message_user;
 	pthread_mutex_init(&s->queue_lock, NULL);
-	pthread_mutex_init(&s->extras_lock, NULL);
+	pthread_mutex_init(&s->slots_lock, NULL);
 	pthread_mutex_init(&s->formats_lock, NULL);
 
 	/* Vulkan 1.2 brings the driver name; older loaders get 1.1, enough for the rest. */
@@ -501,16 +501,19 @@ out_destroy:
 	return ret;
 }
 
-/* Context: extras_lock held. */
-static void destroy_extras(struct llmem_session *s)
+/* Last made, first gone: a slot may hold what an earlier one made. */
+static void destroy_slots(struct llmem_session *s)
 {
-	for (int i = 0; i < LLMEM_SESSION_EXTRAS; i++) {
-		struct llmem_session_extra *e = &s->extras[i];
+	pthread_mutex_lock(&s->slots_lock);
+	while (s->slot_count) {
+		struct llmem_session_slot *slot = &s->slots[--s->slot_count];
 
-		if (e->object)
-			e->destroy(e->object);
-		*e = (struct llmem_session_extra){ 0 };
+		slot->key->destroy(slot->object);
 	}
+	free(s->slots);
+	s->slots = NULL;
+	s->slot_cap = 0;
+	pthread_mutex_unlock(&s->slots_lock);
 }
 
 LLMEM_PUBLIC int llmem_session_destroy(struct llmem_session *s)
@@ -520,9 +523,7 @@ LLMEM_PUBLIC int llmem_session_destroy(struct llmem_session *s)
 	if (!s)
 		return 0;
 	/* What higher tiers keep holds memories of its own: it goes first. */
-	pthread_mutex_lock(&s->extras_lock);
-	destroy_extras(s);
-	pthread_mutex_unlock(&s->extras_lock);
+	destroy_slots(s);
 	memories = atomic_load(&s->memories);
 	if (memories)
 		return llmem_error(-EBUSY, "session: memories still alive: %d", memories);
@@ -540,7 +541,7 @@ LLMEM_PUBLIC int llmem_session_destroy(struct llmem_session *s)
 	if (s->instance)
 		vkDestroyInstance(s->instance, NULL);
 	pthread_mutex_destroy(&s->formats_lock);
-	pthread_mutex_destroy(&s->extras_lock);
+	pthread_mutex_destroy(&s->slots_lock);
 	pthread_mutex_destroy(&s->queue_lock);
 	free(s);
 	return 0;
@@ -565,23 +566,47 @@ void llmem_session_format_properties(struct llmem_session *s, VkFormat format,
 	*props = s->format_props[format];
 }
 
-int llmem_session_extra(struct llmem_session *s, enum llmem_session_extra_id id,
-			int (*create)(struct llmem_session *s, void **object),
-			void (*destroy)(void *object), void **out)
+/* Context: slots_lock held.  Return: 0 or -ENOMEM. */
+static int add_slot(struct llmem_session *s, const struct llmem_session_slot_key *key, void *object)
 {
-	struct llmem_session_extra *e = &s->extras[id];
+	if (s->slot_count == s->slot_cap) {
+		uint32_t cap = s->slot_cap ? 2 * s->slot_cap : 4;
+		struct llmem_session_slot *slots = realloc(s->slots, cap * sizeof(*slots));
+
+		if (!slots)
+			return llmem_error(-ENOMEM, "session: out of memory");
+		s->slots = slots;
+		s->slot_cap = cap;
+	}
+	s->slots[s->slot_count++] = (struct llmem_session_slot){ key, object };
+	return 0;
+}
+
+int llmem_session_slot(struct llmem_session *s, const struct llmem_session_slot_key *key,
+		       void **out)
+{
 	int ret = 0;
 
-	pthread_mutex_lock(&s->extras_lock);
-	if (!e->object) {
-		ret = create(s, &e->object);
-		if (ret)
-			e->object = NULL;
-		else
-			e->destroy = destroy;
+	*out = NULL;
+	pthread_mutex_lock(&s->slots_lock);
+	for (uint32_t i = 0; i < s->slot_count; i++) {
+		if (s->slots[i].key == key) {
+			*out = s->slots[i].object;
+			goto out_unlock;
+		}
 	}
-	*out = e->object;
-	pthread_mutex_unlock(&s->extras_lock);
+	ret = key->create(s, out);
+	if (ret) {
+		*out = NULL;
+		goto out_unlock;
+	}
+	ret = add_slot(s, key, *out);
+	if (ret) {
+		key->destroy(*out);
+		*out = NULL;
+	}
+out_unlock:
+	pthread_mutex_unlock(&s->slots_lock);
 	return ret;
 }
 

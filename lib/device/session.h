@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * What the objects of one session share: the device, its properties, the
- * enabled extensions, the one VkQueue (submit.h), and what higher tiers
- * keep for the session's life.
+ * enabled extensions, the one VkQueue (submit.h), and the slots where
+ * higher tiers keep what they need for the session's life.
  */
 #ifndef LLMEM_DEVICE_SESSION_H
 #define LLMEM_DEVICE_SESSION_H
@@ -17,19 +17,23 @@
 
 struct llmem_first_use;
 
-/* What a higher tier keeps for the session's life (session.c). */
-enum llmem_session_extra_id {
-	/* transfer/blocking.c: the queue of the blocking transfer calls. */
-	LLMEM_SESSION_EXTRA_BLOCKING_QUEUE,
-	/* transfer/kernel.c: the built-in kernels; after the queue above,
-	 * whose work may use them. */
-	LLMEM_SESSION_EXTRA_KERNELS,
-	LLMEM_SESSION_EXTRAS,
+/*
+ * What a higher tier keeps for the session's life: a slot, found by the
+ * address of a key that tier owns (a static const object), so that the
+ * session knows neither what it keeps nor for whom.
+ */
+struct llmem_session_slot_key {
+	/* Makes the object, on the slot's first use; under the session's
+	 * slots lock, so it must not take another slot. */
+	int (*create)(struct llmem_session *s, void **object);
+	/* llmem_session_destroy() calls it first of all: slots go in the
+	 * reverse order of their making. */
+	void (*destroy)(void *object);
 };
 
-struct llmem_session_extra {
+struct llmem_session_slot {
+	const struct llmem_session_slot_key *key;
 	void *object;
-	void (*destroy)(void *object);
 };
 
 /* The formats of Vulkan 1.0's core, every one an llmem image can have. */
@@ -53,15 +57,8 @@ struct llmem_session {
 	struct llmem_session_info info;
 	/* VK_KHR_sampler_mirror_clamp_to_edge is enabled. */
 	bool mirror_clamp_to_edge;
-	/* VK_KHR_push_descriptor's command, NULL without it: the kernels
-	 * dispatched on queues need it (transfer/kernel.c). */
+	/* VK_KHR_push_descriptor's command, NULL without the extension. */
 	PFN_vkCmdPushDescriptorSetKHR push_descriptor_set;
-	/* transfer/fill.c: tests shrink a shader dispatch's bytes and groups
-	 * per dimension (0: no such limit); transfer/kernel.c counts the
-	 * dispatches it records. */
-	uint64_t shader_piece_max;
-	uint32_t shader_groups_max;
-	atomic_uint_fast64_t shader_dispatches;
 
 	llmem_message_fn message_fn;
 	void *message_user;
@@ -84,8 +81,10 @@ struct llmem_session {
 	VkFence first_use_fence;
 	bool first_use_in_flight;
 
-	pthread_mutex_t extras_lock;
-	struct llmem_session_extra extras[LLMEM_SESSION_EXTRAS];
+	/* llmem_session_slot(), in the order they were made. */
+	pthread_mutex_t slots_lock;
+	struct llmem_session_slot *slots;
+	uint32_t slot_count, slot_cap;
 
 	/* llmem_session_format_properties(): the core formats' properties,
 	 * each asked of the driver once, under formats_lock. */
@@ -105,16 +104,16 @@ void llmem_session_format_properties(struct llmem_session *s, VkFormat format,
 				     VkFormatProperties *props);
 
 /**
- * llmem_session_extra() - the object @id a higher tier keeps for the
- * session's life, made by @create on the first call.
+ * llmem_session_slot() - the object a higher tier keeps in @s under @key,
+ * made by @key->create on the first call.  Thread-safe.
  *
- * llmem_session_destroy() calls @destroy on it before anything else, so a
- * tier below never needs to know what it is.
+ * llmem_session_destroy() calls @key->destroy on it before anything else,
+ * even when it then fails with -EBUSY and keeps the session: the next call
+ * makes the object again.
  *
- * Return: 0, or @create's error (nothing is kept then).
+ * Return: 0, -ENOMEM, or @key->create's error (nothing is kept then).
  */
-int llmem_session_extra(struct llmem_session *s, enum llmem_session_extra_id id,
-			int (*create)(struct llmem_session *s, void **object),
-			void (*destroy)(void *object), void **out);
+int llmem_session_slot(struct llmem_session *s, const struct llmem_session_slot_key *key,
+		       void **out);
 
 #endif

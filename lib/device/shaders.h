@@ -7,8 +7,7 @@
 
 /*
  * SPIR-V of the compute shaders in shaders/, embedded at build time; the
- * files that dispatch them make them into the session's kernels
- * (transfer/kernel.h).
+ * tier that dispatches them makes them into the session's kernels.
  */
 struct llmem_shader {
 	const char *name;

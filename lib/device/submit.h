@@ -21,7 +21,7 @@
 
 struct llmem_session;
 
-/* An image's move out of UNDEFINED, kept in the image (memory/image.h). */
+/* An image's move out of UNDEFINED, kept in the image it moves. */
 struct llmem_first_use {
 	VkImage image;
 	/* Under the session's queue_lock: the place in the pending list plus

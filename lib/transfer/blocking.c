@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * The blocking transfer calls that take no queue (llmem/transfer.h): each is
- * its llmem_enqueue_* operation, blocking, on a queue the session keeps for
- * them.  The session destroys that queue first when it goes, so no tier
- * below this one needs to know what it is.
+ * its llmem_enqueue_* operation, blocking, on a queue kept in a slot of the
+ * session.  The session destroys its slots first when it goes, so no tier
+ * below this one needs to know what the queue is.
  */
 #include <errno.h>
 
@@ -29,13 +29,17 @@ static void destroy_queue(void *object)
 	llmem_queue_destroy(object);
 }
 
+static const struct llmem_session_slot_key queue_key = {
+	.create = create_queue,
+	.destroy = destroy_queue,
+};
+
 static int blocking_queue(struct llmem_memory *m, struct llmem_queue **q)
 {
 	void *object;
 	int ret;
 
-	ret = llmem_session_extra(llmem_memory_session(m), LLMEM_SESSION_EXTRA_BLOCKING_QUEUE,
-				  create_queue, destroy_queue, &object);
+	ret = llmem_session_slot(llmem_memory_session(m), &queue_key, &object);
 	*q = object;
 	return ret;
 }

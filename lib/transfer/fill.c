@@ -27,6 +27,7 @@
 
 #include "base/error.h"
 #include "device/shaders.h"
+#include "transfer/dispatch.h"
 #include "transfer/kernel.h"
 #include "transfer/queue.h"
 
@@ -183,21 +184,23 @@ struct shader_limits {
 	uint32_t groups[2];
 };
 
-static void shader_limits(const struct llmem_session *s, struct shader_limits *l)
+static void shader_limits(const struct llmem_session *s, const struct llmem_kernel *k,
+			  struct shader_limits *l)
 {
+	const struct llmem_dispatch_state *state = llmem_kernel_dispatch_state(k);
 	const VkPhysicalDeviceLimits *d = &s->props.limits;
 	uint64_t piece = d->maxStorageBufferRange;
 
 	l->align = d->minStorageBufferOffsetAlignment > 4 ? d->minStorageBufferOffsetAlignment : 4;
 	l->quad_align = l->align > 16 ? l->align : 16;
-	if (s->shader_piece_max)
-		piece = min_u64(piece, s->shader_piece_max);
+	if (state->piece_max)
+		piece = min_u64(piece, state->piece_max);
 	piece -= piece % l->quad_align;
 	l->piece = piece > l->quad_align ? piece : l->quad_align;
 	for (int i = 0; i < 2; i++) {
 		l->groups[i] = (uint32_t)min_u64(d->maxComputeWorkGroupCount[i], GROUPS_MAX);
-		if (s->shader_groups_max && s->shader_groups_max < l->groups[i])
-			l->groups[i] = s->shader_groups_max;
+		if (state->groups_max && state->groups_max < l->groups[i])
+			l->groups[i] = state->groups_max;
 	}
 }
 
@@ -222,7 +225,7 @@ static void fill_by_shader(struct llmem_queue *q, struct llmem_buffer *b,
 
 	for (uint32_t i = 0; i < 16; i++)
 		fp.pattern[i] = pattern[i % psize];
-	shader_limits(q->session, &l);
+	shader_limits(q->session, k, &l);
 	for (uint64_t at = lo, end; at < hi; at = end) {
 		uint64_t desc = at - at % l.quad_align;
 
@@ -423,7 +426,7 @@ static void clear_by_shader(struct llmem_queue *q, struct llmem_buffer *b,
 	uint64_t rows;
 
 	memcpy(&cp.rgba, r->rgba, 4);
-	shader_limits(q->session, &l);
+	shader_limits(q->session, k, &l);
 	for (uint64_t y = 0; y < r->height; y += rows) {
 		uint64_t start = r->offset + y * r->pitch, cols;
 

@@ -24,6 +24,7 @@
 #include "device/vk.h"
 #include "memory/buffer.h"
 #include "memory/image.h"
+#include "transfer/dispatch.h"
 #include "transfer/kernel.h"
 #include "transfer/queue.h"
 
@@ -35,6 +36,8 @@
 
 struct llmem_kernel {
 	struct llmem_session *session;
+	/* The session's, held: it counts this kernel's dispatches. */
+	struct llmem_dispatch_state *dispatches;
 	char name[64];
 	uint32_t binding_count;
 	VkDescriptorType types[LLMEM_KERNEL_MAX_BINDINGS];
@@ -245,6 +248,11 @@ static int kernel_create(struct llmem_session *s, const struct llmem_kernel_crea
 		goto out_free_code;
 	}
 	k->session = s;
+	ret = llmem_dispatch_state_get(s, &k->dispatches);
+	if (ret) {
+		free(k);
+		goto out_free_code;
+	}
 	snprintf(k->name, sizeof(k->name), "%s", name);
 	k->binding_count = ci->binding_count;
 	for (uint32_t i = 0; i < ci->binding_count; i++)
@@ -269,6 +277,11 @@ LLMEM_PUBLIC int llmem_kernel_create(struct llmem_session *s,
 	return kernel_create(s, ci, 0, out);
 }
 
+const struct llmem_dispatch_state *llmem_kernel_dispatch_state(const struct llmem_kernel *k)
+{
+	return k->dispatches;
+}
+
 LLMEM_PUBLIC void llmem_kernel_destroy(struct llmem_kernel *k)
 {
 	VkDevice dev;
@@ -280,6 +293,7 @@ LLMEM_PUBLIC void llmem_kernel_destroy(struct llmem_kernel *k)
 	vkDestroyPipelineLayout(dev, k->layout, NULL);
 	vkDestroyDescriptorSetLayout(dev, k->set_layout, NULL);
 	vkDestroyShaderModule(dev, k->module, NULL);
+	llmem_dispatch_state_put(k->dispatches);
 	free(k);
 }
 
@@ -368,7 +382,7 @@ void llmem_kernel_record(const struct llmem_kernel *k, VkCommandBuffer cmd,
 		vkCmdPushConstants(cmd, k->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, k->push_size,
 				   push);
 	vkCmdDispatch(cmd, groups[0], groups[1], groups[2]);
-	atomic_fetch_add(&k->session->shader_dispatches, 1);
+	atomic_fetch_add(&k->dispatches->count, 1);
 }
 
 static int check_dispatch(struct llmem_queue *q, const struct llmem_kernel *k,
@@ -525,6 +539,11 @@ static void builtins_destroy(void *object)
 	free(b);
 }
 
+static const struct llmem_session_slot_key builtins_key = {
+	.create = builtins_create,
+	.destroy = builtins_destroy,
+};
+
 int llmem_kernel_builtin(struct llmem_session *s, enum llmem_builtin_kernel id,
 			 const struct llmem_kernel_create_info *info, uint32_t flags,
 			 struct llmem_kernel **out)
@@ -533,8 +552,7 @@ int llmem_kernel_builtin(struct llmem_session *s, enum llmem_builtin_kernel id,
 	void *object;
 	int ret;
 
-	ret = llmem_session_extra(s, LLMEM_SESSION_EXTRA_KERNELS, builtins_create, builtins_destroy,
-				  &object);
+	ret = llmem_session_slot(s, &builtins_key, &object);
 	if (ret)
 		return ret;
 	b = object;

@@ -8,7 +8,7 @@
  * A dispatch is recorded into any command buffer: a transfer queue's
  * (llmem_enqueue_dispatch(), fills and clears), its descriptors pushed into
  * it (VK_KHR_push_descriptor), or one recorded once and submitted again and
- * again (the converters, video/convert.c), its descriptors in a set of its
+ * again (the converters), its descriptors in a set of its
  * own: lavapipe replays pushed descriptors at every submission, which
  * `llmem bench camera` in the VM shows as more CPU time per frame.
  */
@@ -21,6 +21,7 @@
 
 #include <llmem/kernel.h>
 
+struct llmem_dispatch_state;
 struct llmem_session;
 
 /* The library's kernels, one per shader of shaders/ (device/shaders.h). */
@@ -75,11 +76,14 @@ int llmem_kernel_describe(const struct llmem_kernel *k, const struct llmem_kerne
  * for a LLMEM_KERNEL_RECORDED kernel, written to @set and bound, so @set's
  * earlier recording must not be pending), @push (@k's push size) and
  * @groups (none 0).  Records no barrier: ordering is the caller's.  Counts
- * the dispatch in the session's shader_dispatches.
+ * the dispatch in the session's dispatch state (dispatch.h).
  */
 void llmem_kernel_record(const struct llmem_kernel *k, VkCommandBuffer cmd,
 			 const struct llmem_kernel_descriptors *d, VkDescriptorSet set,
 			 const void *push, const uint32_t groups[3]);
+
+/* The session's dispatch state, as @k holds it: what limits tests set. */
+const struct llmem_dispatch_state *llmem_kernel_dispatch_state(const struct llmem_kernel *k);
 
 /* Descriptor sets of a LLMEM_KERNEL_RECORDED kernel, one per recording, in
  * a pool of their own. */

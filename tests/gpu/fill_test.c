@@ -14,6 +14,7 @@
 
 #include "kselftest_harness.h"
 #include "device/session.h"
+#include "transfer/dispatch.h"
 #include "vk_test.h"
 
 #define GIB (1ull << 30)
@@ -31,6 +32,8 @@ static const uint8_t pat_b[8] = { 0xa1, 0xa2, 0xa3, 0xa4, 0xa5, 0xa6, 0xa7, 0xa8
 FIXTURE(gpu_fill)
 {
 	struct llmem_session *s;
+	/* The session's dispatch count, and the limits on a dispatch. */
+	struct llmem_dispatch_state *dispatch;
 	struct llmem_memory *m;
 	struct llmem_queue *q;
 	struct llmem_buffer *b;
@@ -42,6 +45,7 @@ FIXTURE_SETUP(gpu_fill)
 	struct llmem_buffer_create_info bci = { .size = SIZE, .name = "17 GiB" };
 
 	VK_TEST_SESSION(self->s);
+	ASSERT_EQ(llmem_dispatch_state_get(self->s, &self->dispatch), 0);
 	ASSERT_NE(self->s->push_descriptor_set, NULL);
 	ASSERT_EQ(llmem_memory_create(self->s, &mci, &self->m), 0);
 	ASSERT_EQ(llmem_queue_create(self->s, NULL, &self->q), 0);
@@ -54,6 +58,7 @@ FIXTURE_TEARDOWN(gpu_fill)
 	llmem_buffer_destroy(self->b);
 	llmem_queue_destroy(self->q);
 	EXPECT_EQ(llmem_memory_destroy(self->m), 0);
+	llmem_dispatch_state_put(self->dispatch);
 	VK_TEST_SESSION_END(self->s);
 }
 
@@ -122,17 +127,17 @@ TEST_F(gpu_fill, past_16_gib)
 	};
 	union llmem_color color = { .u32 = { 0x10, 0x11, 0x12, 0x13 } };
 	uint64_t piece = piece_size(self);
-	uint64_t d = atomic_load(&self->s->shader_dispatches);
+	uint64_t d = atomic_load(&self->dispatch->count);
 
 	ASSERT_EQ(llmem_enqueue_fill_buffer(self->q, self->b, 0, SIZE, pat_a, 16, NULL, NULL), 0);
-	EXPECT_EQ(atomic_load(&self->s->shader_dispatches) - d, pieces(self, 0, SIZE));
-	d = atomic_load(&self->s->shader_dispatches);
+	EXPECT_EQ(atomic_load(&self->dispatch->count) - d, pieces(self, 0, SIZE));
+	d = atomic_load(&self->dispatch->count);
 	ASSERT_EQ(llmem_enqueue_fill_buffer(self->q, self->b, B_OFF, B_SIZE, pat_b, 8, NULL, NULL),
 		  0);
-	EXPECT_EQ(atomic_load(&self->s->shader_dispatches) - d, pieces(self, B_OFF, B_SIZE));
-	d = atomic_load(&self->s->shader_dispatches);
+	EXPECT_EQ(atomic_load(&self->dispatch->count) - d, pieces(self, B_OFF, B_SIZE));
+	d = atomic_load(&self->dispatch->count);
 	ASSERT_EQ(llmem_enqueue_clear_frame(self->q, self->b, &frame, NULL, &color, NULL, NULL), 0);
-	EXPECT_EQ(atomic_load(&self->s->shader_dispatches) - d, 1);
+	EXPECT_EQ(atomic_load(&self->dispatch->count) - d, 1);
 
 	ASSERT_EQ(check_window(_metadata, self, 0, 65536), 0);
 	for (uint64_t at = piece; at < SIZE; at += piece)

@@ -18,6 +18,7 @@
 
 #include "kselftest_harness.h"
 #include "device/session.h"
+#include "transfer/dispatch.h"
 #include "vk_test.h"
 
 #define W 64
@@ -27,6 +28,8 @@
 FIXTURE(builtin)
 {
 	struct llmem_session *s;
+	/* The session's dispatch count, and the limits on a dispatch. */
+	struct llmem_dispatch_state *dispatch;
 	struct llmem_memory *m;
 	struct llmem_frame_layout src_l, dst_l;
 	struct llmem_buffer *srcs[SOURCES], *dst;
@@ -41,6 +44,7 @@ FIXTURE_SETUP(builtin)
 	};
 
 	VK_TEST_SESSION(self->s);
+	ASSERT_EQ(llmem_dispatch_state_get(self->s, &self->dispatch), 0);
 	ASSERT_EQ(llmem_memory_create(self->s, &mci, &self->m), 0);
 	ASSERT_EQ(llmem_frame_layout_init(DRM_FORMAT_YUYV, W, H, NULL, &self->src_l), 0);
 	ASSERT_EQ(llmem_frame_layout_init(DRM_FORMAT_ABGR8888, W, H, NULL, &self->dst_l), 0);
@@ -65,6 +69,7 @@ FIXTURE_TEARDOWN(builtin)
 		llmem_buffer_destroy(self->srcs[i]);
 	llmem_buffer_destroy(self->dst);
 	EXPECT_EQ(llmem_memory_destroy(self->m), 0);
+	llmem_dispatch_state_put(self->dispatch);
 	VK_TEST_SESSION_END(self->s);
 }
 
@@ -106,7 +111,7 @@ TEST_F(builtin, converter_records_once)
 
 	for (int i = 0; i < SOURCES; i++)
 		grey_yuyv(self->src_map[i], &self->src_l, lumas[i]);
-	before = atomic_load(&self->s->shader_dispatches);
+	before = atomic_load(&self->dispatch->count);
 	ASSERT_EQ(llmem_converter_create(
 			  &(struct llmem_converter_create_info){
 				  .srcs = self->srcs,
@@ -117,8 +122,8 @@ TEST_F(builtin, converter_records_once)
 			  },
 			  &c),
 		  0);
-	EXPECT_EQ(atomic_load(&self->s->shader_dispatches) - before, SOURCES);
-	before = atomic_load(&self->s->shader_dispatches);
+	EXPECT_EQ(atomic_load(&self->dispatch->count) - before, SOURCES);
+	before = atomic_load(&self->dispatch->count);
 	for (int round = 0; round < 2; round++)
 		for (int i = SOURCES - 1; i >= 0; i--) {
 			memset(self->dst_map, 0, self->dst_l.size);
@@ -126,7 +131,7 @@ TEST_F(builtin, converter_records_once)
 			EXPECT_TRUE(all_grey(self->dst_map, &self->dst_l, grey_of(lumas[i])))
 			TH_LOG("source %d, round %d: not grey %d", i, round, grey_of(lumas[i]));
 		}
-	EXPECT_EQ(atomic_load(&self->s->shader_dispatches), before);
+	EXPECT_EQ(atomic_load(&self->dispatch->count), before);
 	llmem_converter_destroy(c);
 }
 
@@ -146,7 +151,7 @@ TEST_F(builtin, without_push_descriptor)
 	grey_yuyv(self->src_map[0], &self->src_l, 120);
 	self->s->push_descriptor_set = NULL;
 
-	before = atomic_load(&self->s->shader_dispatches);
+	before = atomic_load(&self->dispatch->count);
 	ASSERT_EQ(llmem_convert_to_rgba(&(struct llmem_convert_info){
 			  .src = self->srcs[0],
 			  .src_layout = &self->src_l,
@@ -154,16 +159,16 @@ TEST_F(builtin, without_push_descriptor)
 			  .dst_layout = &self->dst_l,
 		  }),
 		  0);
-	EXPECT_EQ(atomic_load(&self->s->shader_dispatches) - before, 1);
+	EXPECT_EQ(atomic_load(&self->dispatch->count) - before, 1);
 	EXPECT_TRUE(all_grey(self->dst_map, &self->dst_l, grey_of(120)));
 
-	before = atomic_load(&self->s->shader_dispatches);
+	before = atomic_load(&self->dispatch->count);
 	ASSERT_EQ(llmem_enqueue_clear_frame(q, self->dst, &self->dst_l, NULL,
 					    &(union llmem_color){ .u32 = { 7, 7, 7, 255 } }, NULL,
 					    NULL),
 		  0);
 	EXPECT_TRUE(all_grey(self->dst_map, &self->dst_l, 7));
-	EXPECT_EQ(atomic_load(&self->s->shader_dispatches), before);
+	EXPECT_EQ(atomic_load(&self->dispatch->count), before);
 
 	EXPECT_FAILS(llmem_kernel_create(self->s,
 					 &(struct llmem_kernel_create_info){

@@ -19,6 +19,7 @@
 #include "pattern.h"
 #include "readback.h"
 #include "device/session.h"
+#include "transfer/dispatch.h"
 #include "vk_test.h"
 
 #define BUF_SIZE 150000
@@ -29,6 +30,8 @@ static const uint8_t pat[16] = { 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88,
 FIXTURE(fill)
 {
 	struct llmem_session *s;
+	/* The session's dispatch count, and the limits on a dispatch. */
+	struct llmem_dispatch_state *dispatch;
 	struct llmem_memory *m;
 	struct llmem_queue *q;
 	struct llmem_buffer *b;
@@ -66,6 +69,7 @@ FIXTURE_SETUP(fill)
 	struct llmem_buffer_create_info bci = { .size = BUF_SIZE, .name = "b" };
 
 	VK_TEST_SESSION(self->s);
+	ASSERT_EQ(llmem_dispatch_state_get(self->s, &self->dispatch), 0);
 	/* Lavapipe has it; without it every case below would test the fallback. */
 	ASSERT_NE(self->s->push_descriptor_set, NULL);
 	ASSERT_EQ(llmem_memory_create(self->s, &mci, &self->m), 0);
@@ -88,12 +92,13 @@ FIXTURE_TEARDOWN(fill)
 	llmem_buffer_destroy(self->b);
 	llmem_queue_destroy(self->q);
 	EXPECT_EQ(llmem_memory_destroy(self->m), 0);
+	llmem_dispatch_state_put(self->dispatch);
 	VK_TEST_SESSION_END(self->s);
 }
 
 static uint64_t dispatches(FIXTURE_DATA(fill) * self)
 {
-	return atomic_load(&self->s->shader_dispatches);
+	return atomic_load(&self->dispatch->count);
 }
 
 /* @b read back equals @model over @size bytes. */
@@ -182,8 +187,8 @@ TEST_F(fill, pieces)
 		{ 40, 70000 }, { 16, p },     { 0, BUF_SIZE }, { 4 * p + 8, 9 * p + 8 },
 	};
 
-	self->s->shader_piece_max = 2048;
-	self->s->shader_groups_max = 1;
+	self->dispatch->piece_max = 2048;
+	self->dispatch->groups_max = 1;
 	for (uint32_t ps = 8; ps <= 16; ps *= 2) {
 		for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
 			uint64_t off = cases[c][0] - cases[c][0] % ps,
@@ -404,8 +409,8 @@ TEST_F(fill, clear_frame)
 /* Frames cut into bands of rows and runs of columns, one looping group each. */
 TEST_F(fill, clear_pieces)
 {
-	self->s->shader_piece_max = 256;
-	self->s->shader_groups_max = 1;
+	self->dispatch->piece_max = 256;
+	self->dispatch->groups_max = 1;
 	EXPECT_GT(clear_all(_metadata, self, self->b, true), 2 * N_CLEAR_CASES);
 	ASSERT_EQ(check_bytes(_metadata, self, self->b, self->model, BUF_SIZE), 0);
 }
