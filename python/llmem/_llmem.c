@@ -9,13 +9,14 @@
  * protocol and DLPack need no header of numpy's, which stays optional.
  */
 #include "_bench.h"
+#include "_camera.h"
+#include "_cuda.h"
 #include "_event.h"
 #include "_kernel.h"
 #include "_layout.h"
 #include "_mapping.h"
 #include "_objects.h"
 #include "_session.h"
-#include "_share.h"
 #include "_transfer.h"
 
 /* Each class's name, in the module and as _register()'s argument. */
@@ -137,7 +138,7 @@ PyMODINIT_FUNC PyInit__llmem(void)
 	}
 	if (PyModule_AddStringConstant(m, "__version__", PYL_VERSION) ||
 	    PyModule_AddIntConstant(m, "DEFAULT_PAGE_SIZE", LLMEM_MEMORY_DEFAULT_PAGE_SIZE) ||
-	    PyModule_AddIntConstant(m, "MAX_DIMS", PYL_MAX_DIMS) || pyl_share_init(m))
+	    PyModule_AddIntConstant(m, "MAX_DIMS", PYL_MAX_DIMS) || pyl_camera_init(m))
 		goto fail;
 	return m;
 fail:
