@@ -523,4 +523,26 @@ TEST_F(fill, clear_bad_input)
 	ASSERT_EQ(check_bytes(_metadata, self, self->b, self->model, BUF_SIZE), 0);
 }
 
+/*
+ * A session kept by llmem_session_destroy()'s -EBUSY has lost its slots:
+ * the dispatch state made again counts from 0, while the state held from
+ * before stays readable and counts nothing more.
+ */
+TEST_F(fill, dispatch_state_after_a_failed_destroy)
+{
+	struct llmem_dispatch_state *now;
+	uint64_t before = dispatches(self);
+
+	ASSERT_EQ(llmem_session_destroy(self->s), -EBUSY);
+	ASSERT_EQ(llmem_dispatch_state_get(self->s, &now), 0);
+	EXPECT_NE(now, self->dispatch);
+	EXPECT_EQ(atomic_load(&now->count), 0);
+	ASSERT_EQ(llmem_enqueue_fill_buffer(self->q, self->b, 0, 4096, pat, 16, NULL, NULL), 0);
+	EXPECT_EQ(atomic_load(&now->count), 1);
+	EXPECT_EQ(dispatches(self), before);
+	llmem_dispatch_state_put(now);
+	model_fill(self->model, 0, 4096, 16);
+	ASSERT_EQ(check_bytes(_metadata, self, self->b, self->model, BUF_SIZE), 0);
+}
+
 TEST_HARNESS_MAIN
