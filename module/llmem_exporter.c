@@ -31,6 +31,22 @@ module_param_named(max_bytes, llmem_max_bytes, ulong, 0444);
 MODULE_PARM_DESC(max_bytes,
 		 "Most bytes all llmem buffers may hold together (default: a quarter of RAM)");
 
+/*
+ * On by default: /dev/llmem is open to every user, and without a charge to
+ * the allocating process's memory cgroup nothing but max_bytes, shared by
+ * all, bounds what one user may pin.
+ */
+static bool llmem_mem_accounting = true;
+module_param_named(mem_accounting, llmem_mem_accounting, bool, 0444);
+MODULE_PARM_DESC(mem_accounting,
+		 "Charge buffers' pages to the allocating process's memory cgroup (default: on)");
+
+/* The page array is charged with the pages, so that it leaks no charge. */
+static gfp_t llmem_array_gfp(void)
+{
+	return llmem_mem_accounting ? GFP_KERNEL_ACCOUNT : GFP_KERNEL;
+}
+
 atomic_long_t llmem_live_pages = ATOMIC_LONG_INIT(0);
 LIST_HEAD(llmem_buffers);
 
@@ -110,7 +126,9 @@ static void llmem_dma_buf_detach(struct dma_buf *dmabuf,
 /*
  * Each attachment gets its own sg_table, so that each device's DMA addresses
  * and the direction it mapped with are kept apart; dma_map_sgtable() does the
- * cache maintenance for the direction asked.
+ * cache maintenance for the direction asked.  Physically contiguous pages
+ * (a block of llmem_alloc_pages() or a contiguous buffer) share one entry, up
+ * to the longest segment the device takes.
  */
 static struct sg_table *
 llmem_dma_buf_map_dma_buf(struct dma_buf_attachment *attachment,
@@ -126,9 +144,11 @@ llmem_dma_buf_map_dma_buf(struct dma_buf_attachment *attachment,
 		ret = -EBUSY;
 		goto out_unlock;
 	}
-	ret = sg_alloc_table_from_pages(&a->sgt, buf->pages, buf->pagecount, 0,
-					buf->pagecount << PAGE_SHIFT,
-					GFP_KERNEL);
+	ret = sg_alloc_table_from_pages_segment(&a->sgt, buf->pages,
+						buf->pagecount, 0,
+						buf->pagecount << PAGE_SHIFT,
+						dma_get_max_seg_size(a->dev),
+						GFP_KERNEL);
 	if (ret)
 		goto out_unlock;
 	ret = dma_map_sgtable(a->dev, &a->sgt, dir, 0);
@@ -212,9 +232,18 @@ static void llmem_set_vm_flags(struct vm_area_struct *vma, vm_flags_t flags)
 }
 
 /*
- * The whole range is inserted at mmap time, so the first touch of a page
- * never faults.  Private mappings are refused: a copy-on-write view of
- * shared device memory would silently stop seeing the device's writes.
+ * The whole range is inserted at mmap time with one vm_insert_pages(), which
+ * fills a page table per lock taken, so the first touch of a page never
+ * faults.  The pages are inserted as ordinary refcounted pages, not with
+ * remap_pfn_range(): a VM_PFNMAP mapping is refused by get_user_pages(), and
+ * so by O_DIRECT, vmsplice(), process_vm_readv() and RDMA registration of
+ * the address range, which take these pages like any other.  Private
+ * mappings are refused: a copy-on-write view of shared device memory would
+ * silently stop seeing the device's writes.
+ *
+ * Both kernels call mmap without the reservation lock (6.12's locking
+ * convention lists mmap among the callbacks called unlocked, and its
+ * dma_buf_mmap() takes no lock), so there is nothing to assert here.
  */
 static int llmem_dma_buf_mmap(struct dma_buf *dmabuf,
 			      struct vm_area_struct *vma)
@@ -338,30 +367,69 @@ struct llmem_buffer *llmem_buffer_of(struct dma_buf *dmabuf)
 }
 
 /*
- * Zeroed order-0 pages in bulk: the buffer is mapped page by page anyway, and
- * only importers without an IOMMU need physically contiguous memory (see
- * llmem_alloc_contiguous()).
+ * The orders tried, largest first, as the system DMA heap does: 1 MiB blocks
+ * fill most of a large buffer with a few calls, merge into few scatterlist
+ * entries and free back whole; 64 KiB blocks are the next best thing once
+ * memory is fragmented, and single pages never fail for fragmentation.
+ */
+static const unsigned int llmem_orders[] = { 8, 4, 0 };
+
+/*
+ * A high order is an optimisation: it must neither reclaim nor compact
+ * (taking a smaller block is cheaper) nor warn.  Order 0 reclaims as hard as
+ * it must but never calls the OOM killer, globally or in the caller's memory
+ * cgroup (__GFP_RETRY_MAYFAIL): past what it may have, ALLOC is -ENOMEM.
+ */
+static gfp_t llmem_gfp(unsigned int order)
+{
+	gfp_t gfp = GFP_HIGHUSER | __GFP_ZERO | __GFP_NOWARN;
+
+	if (llmem_mem_accounting)
+		gfp |= __GFP_ACCOUNT;
+	if (order)
+		return (gfp | __GFP_NORETRY) & ~__GFP_RECLAIM;
+	return gfp | __GFP_RETRY_MAYFAIL;
+}
+
+/*
+ * Zeroed pages, in the largest blocks that fit what is left and that the
+ * buddy allocator has, each split into order-0 pages: @pages stays one entry
+ * per page, so that mmap, vmap, ranges and the tracker work page by page
+ * whatever block a page came from, and each page has its own reference
+ * count, which vm_insert_pages() takes.  An order that fails is not tried
+ * again for this buffer.
  */
 static struct page **llmem_alloc_pages(pgoff_t count)
 {
-	gfp_t gfp = GFP_HIGHUSER | __GFP_ZERO | __GFP_NOWARN;
+	unsigned int i = 0, order, n;
 	struct page **pages;
+	struct page *page;
 	pgoff_t done = 0;
 
-	pages = kvcalloc(count, sizeof(*pages), GFP_KERNEL);
+	pages = kvcalloc(count, sizeof(*pages), llmem_array_gfp());
 	if (!pages)
 		return NULL;
 
 	while (done < count) {
-		unsigned long filled;
-
 		/* avoid allocating more if the process has been killed */
 		if (fatal_signal_pending(current))
 			goto out_free_pages;
-		filled = alloc_pages_bulk_array(gfp, count, pages);
-		if (filled == done)
-			goto out_free_pages;
-		done = filled;
+		order = llmem_orders[i];
+		if (count - done < 1UL << order) {
+			i++;
+			continue;
+		}
+		page = alloc_pages(llmem_gfp(order), order);
+		if (!page) {
+			if (!order)
+				goto out_free_pages;
+			i++;
+			continue;
+		}
+		if (order)
+			split_page(page, order);
+		for (n = 0; n < 1U << order; n++)
+			pages[done++] = page + n;
 	}
 	return pages;
 
@@ -386,7 +454,9 @@ static struct page **llmem_alloc_contiguous(pgoff_t count)
 	void *vaddr;
 	pgoff_t i;
 
-	pages = kvcalloc(count, sizeof(*pages), GFP_KERNEL);
+	if (llmem_mem_accounting)
+		gfp |= __GFP_ACCOUNT;
+	pages = kvcalloc(count, sizeof(*pages), llmem_array_gfp());
 	if (!pages)
 		return NULL;
 	vaddr = alloc_pages_exact(count << PAGE_SHIFT, gfp);
