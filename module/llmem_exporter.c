@@ -60,6 +60,10 @@ LIST_HEAD(llmem_buffers);
  * @sgt: the pages as that device sees them, valid while @mapped
  * @dir: the direction of the current mapping
  * @mapped: whether the attachment is mapped
+ * @span_node: while mapped so that the device may write, entry in the
+ *             write_spans of the buffer that allocated the pages
+ * @first: the first of the pages the attachment covers, in that buffer
+ * @count: how many
  */
 struct llmem_attachment {
 	struct list_head node;
@@ -67,11 +71,50 @@ struct llmem_attachment {
 	struct sg_table sgt;
 	enum dma_data_direction dir;
 	bool mapped;
+	struct list_head span_node;
+	pgoff_t first;
+	pgoff_t count;
 };
 
 static bool llmem_dir_writes(enum dma_data_direction dir)
 {
 	return dir == DMA_FROM_DEVICE || dir == DMA_BIDIRECTIONAL;
+}
+
+/* The buffer that allocated @buf's pages: @buf itself, or a range's parent. */
+static struct llmem_buffer *llmem_root(struct llmem_buffer *buf)
+{
+	return buf->parent ?: buf;
+}
+
+/**
+ * llmem_buffer_device_writes() - whether a device may write any of the pages
+ * @buf: an llmem buffer or range
+ *
+ * Any attachment mapped for writing counts, of @buf, of the buffer that
+ * allocated its pages or of any other range of it, as long as its pages and
+ * @buf's overlap: a page a device writes is not the CPU's to map, whichever
+ * fd is asked about it.
+ *
+ * Context: any context; takes the spans_lock of @buf's root.
+ * Return: true when such a mapping exists.
+ */
+bool llmem_buffer_device_writes(struct llmem_buffer *buf)
+{
+	struct llmem_buffer *root = llmem_root(buf);
+	struct llmem_attachment *a;
+	bool writes = false;
+
+	spin_lock(&root->spans_lock);
+	list_for_each_entry(a, &root->write_spans, span_node) {
+		if (a->first < buf->first + buf->pagecount &&
+		    buf->first < a->first + a->count) {
+			writes = true;
+			break;
+		}
+	}
+	spin_unlock(&root->spans_lock);
+	return writes;
 }
 
 static void llmem_vm_open(struct vm_area_struct *vma)
@@ -158,8 +201,14 @@ llmem_dma_buf_map_dma_buf(struct dma_buf_attachment *attachment,
 	a->dir = dir;
 	a->mapped = true;
 	buf->device_maps++;
-	if (llmem_dir_writes(dir))
+	if (llmem_dir_writes(dir)) {
 		buf->device_write_maps++;
+		a->first = buf->first;
+		a->count = buf->pagecount;
+		spin_lock(&llmem_root(buf)->spans_lock);
+		list_add(&a->span_node, &llmem_root(buf)->write_spans);
+		spin_unlock(&llmem_root(buf)->spans_lock);
+	}
 	mutex_unlock(&buf->lock);
 	return &a->sgt;
 
@@ -183,8 +232,12 @@ static void llmem_dma_buf_unmap_dma_buf(struct dma_buf_attachment *attachment,
 	sg_free_table(sgt);
 	a->mapped = false;
 	buf->device_maps--;
-	if (llmem_dir_writes(a->dir))
+	if (llmem_dir_writes(a->dir)) {
 		buf->device_write_maps--;
+		spin_lock(&llmem_root(buf)->spans_lock);
+		list_del(&a->span_node);
+		spin_unlock(&llmem_root(buf)->spans_lock);
+	}
 	mutex_unlock(&buf->lock);
 }
 
@@ -478,6 +531,8 @@ static struct llmem_buffer *llmem_buffer_alloc(pgoff_t count, bool contiguous)
 	if (!buf)
 		return NULL;
 	mutex_init(&buf->lock);
+	spin_lock_init(&buf->spans_lock);
+	INIT_LIST_HEAD(&buf->write_spans);
 	INIT_LIST_HEAD(&buf->attachments);
 	INIT_LIST_HEAD(&buf->node);
 	buf->pagecount = count;
@@ -595,6 +650,7 @@ static struct dma_buf *llmem_range_create(struct llmem_buffer *src,
 		return ERR_PTR(-ENOMEM);
 	buf->pages = src->pages + first;
 	buf->parent = parent;
+	buf->first = src->first + first;
 
 	get_dma_buf(parent->dmabuf);
 	dmabuf = llmem_buffer_export(buf, parent->dmabuf->resv);
