@@ -356,13 +356,22 @@ static void llmem_dma_buf_vunmap(struct dma_buf *dmabuf, struct iosys_map *map)
 	iosys_map_clear(map);
 }
 
+/*
+ * A block goes back whole, one reference on its head, so that the buddy
+ * allocator has it at once for the next high-order request; pages freed one
+ * by one would wait in the per-CPU lists before they could merge again.  The
+ * array is filled from its start, block after block.
+ */
 static void llmem_free_pages(struct page **pages, pgoff_t count)
 {
-	pgoff_t i;
+	struct folio *folio;
+	pgoff_t i = 0;
 
-	for (i = 0; i < count; i++)
-		if (pages[i])
-			__free_page(pages[i]);
+	while (i < count && pages[i]) {
+		folio = page_folio(pages[i]);
+		i += folio_nr_pages(folio);
+		folio_put(folio);
+	}
 	kvfree(pages);
 }
 
@@ -440,16 +449,17 @@ static gfp_t llmem_gfp(unsigned int order)
 	if (llmem_mem_accounting)
 		gfp |= __GFP_ACCOUNT;
 	if (order)
-		return (gfp | __GFP_NORETRY) & ~__GFP_RECLAIM;
+		return (gfp | __GFP_COMP | __GFP_NORETRY) & ~__GFP_RECLAIM;
 	return gfp | __GFP_RETRY_MAYFAIL;
 }
 
 /*
  * Zeroed pages, in the largest blocks that fit what is left and that the
- * buddy allocator has, each split into order-0 pages: @pages stays one entry
- * per page, so that mmap, vmap, ranges and the tracker work page by page
- * whatever block a page came from, and each page has its own reference
- * count, which vm_insert_pages() takes.  An order that fails is not tried
+ * buddy allocator has.  A block is a compound page, as the system heap's
+ * are: a reference on any of its pages (vm_insert_pages(), get_user_pages())
+ * is a reference on the block, and it is freed whole.  @pages still has one
+ * entry per page, so that mmap, vmap, ranges and the tracker work page by
+ * page whatever block a page came from.  An order that fails is not tried
  * again for this buffer.
  */
 static struct page **llmem_alloc_pages(pgoff_t count)
@@ -479,8 +489,6 @@ static struct page **llmem_alloc_pages(pgoff_t count)
 			i++;
 			continue;
 		}
-		if (order)
-			split_page(page, order);
 		for (n = 0; n < 1U << order; n++)
 			pages[done++] = page + n;
 	}
