@@ -18,6 +18,7 @@
 #include <linux/lockdep.h>
 #include <linux/minmax.h>
 #include <linux/mutex.h>
+#include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/uaccess.h>
 
@@ -28,7 +29,8 @@
  *
  * Outermost first: llmem_lock, then a buffer's reservation lock (then, on
  * kernels before 6.2, dmabuf->lock, never taken inside the reservation lock),
- * then llmem_buffer.lock.
+ * then llmem_buffer.lock, then the spans_lock of the buffer that allocated
+ * its pages (a spinlock, taken alone by INFO too).
  *
  * The dma-buf core calls map_dma_buf and vmap with the reservation lock held
  * since 6.2, and with dmabuf->lock (vmap) or whatever the importer holds
@@ -65,6 +67,13 @@ extern atomic_long_t llmem_live_pages;
  * @cpu_mmaps: user-space VMAs of the buffer
  * @owner: thread group id of the process that allocated or exported it
  * @contiguous: @pages are physically contiguous, in order
+ * @first: for a range, the index of its first page in the pages of the
+ *         buffer that allocated them; 0 for that buffer
+ * @spans_lock: in the buffer that allocated the pages, guards @write_spans
+ * @write_spans: in the buffer that allocated the pages, the attachments of it
+ *               and of all its ranges mapped so that the device may write,
+ *               each with the pages it covers, so that any of them can tell
+ *               whether a device writes any of its pages
  */
 struct llmem_buffer {
 	struct dma_buf *dmabuf;
@@ -80,6 +89,9 @@ struct llmem_buffer {
 	atomic_t cpu_mmaps;
 	pid_t owner;
 	bool contiguous;
+	pgoff_t first;
+	spinlock_t spans_lock; /* see @spans_lock above */
+	struct list_head write_spans;
 };
 
 /**
@@ -159,6 +171,7 @@ static inline int llmem_copy_out(void __user *uarg, const void *data,
 
 /* llmem_exporter.c */
 struct llmem_buffer *llmem_buffer_of(struct dma_buf *dmabuf);
+bool llmem_buffer_device_writes(struct llmem_buffer *buf);
 long llmem_ioctl_alloc(struct file *file, void *data, void __user *uarg,
 		       unsigned int usize);
 long llmem_ioctl_export_range(struct file *file, void *data,

@@ -31,6 +31,22 @@ module_param_named(max_bytes, llmem_max_bytes, ulong, 0444);
 MODULE_PARM_DESC(max_bytes,
 		 "Most bytes all llmem buffers may hold together (default: a quarter of RAM)");
 
+/*
+ * On by default: /dev/llmem is open to every user, and without a charge to
+ * the allocating process's memory cgroup nothing but max_bytes, shared by
+ * all, bounds what one user may pin.
+ */
+static bool llmem_mem_accounting = true;
+module_param_named(mem_accounting, llmem_mem_accounting, bool, 0444);
+MODULE_PARM_DESC(mem_accounting,
+		 "Charge buffers' pages to the allocating process's memory cgroup (default: on)");
+
+/* The page array is charged with the pages, so that it leaks no charge. */
+static gfp_t llmem_array_gfp(void)
+{
+	return llmem_mem_accounting ? GFP_KERNEL_ACCOUNT : GFP_KERNEL;
+}
+
 atomic_long_t llmem_live_pages = ATOMIC_LONG_INIT(0);
 LIST_HEAD(llmem_buffers);
 
@@ -44,6 +60,10 @@ LIST_HEAD(llmem_buffers);
  * @sgt: the pages as that device sees them, valid while @mapped
  * @dir: the direction of the current mapping
  * @mapped: whether the attachment is mapped
+ * @span_node: while mapped so that the device may write, entry in the
+ *             write_spans of the buffer that allocated the pages
+ * @first: the first of the pages the attachment covers, in that buffer
+ * @count: how many
  */
 struct llmem_attachment {
 	struct list_head node;
@@ -51,11 +71,50 @@ struct llmem_attachment {
 	struct sg_table sgt;
 	enum dma_data_direction dir;
 	bool mapped;
+	struct list_head span_node;
+	pgoff_t first;
+	pgoff_t count;
 };
 
 static bool llmem_dir_writes(enum dma_data_direction dir)
 {
 	return dir == DMA_FROM_DEVICE || dir == DMA_BIDIRECTIONAL;
+}
+
+/* The buffer that allocated @buf's pages: @buf itself, or a range's parent. */
+static struct llmem_buffer *llmem_root(struct llmem_buffer *buf)
+{
+	return buf->parent ?: buf;
+}
+
+/**
+ * llmem_buffer_device_writes() - whether a device may write any of the pages
+ * @buf: an llmem buffer or range
+ *
+ * Any attachment mapped for writing counts, of @buf, of the buffer that
+ * allocated its pages or of any other range of it, as long as its pages and
+ * @buf's overlap: a page a device writes is not the CPU's to map, whichever
+ * fd is asked about it.
+ *
+ * Context: any context; takes the spans_lock of @buf's root.
+ * Return: true when such a mapping exists.
+ */
+bool llmem_buffer_device_writes(struct llmem_buffer *buf)
+{
+	struct llmem_buffer *root = llmem_root(buf);
+	struct llmem_attachment *a;
+	bool writes = false;
+
+	spin_lock(&root->spans_lock);
+	list_for_each_entry(a, &root->write_spans, span_node) {
+		if (a->first < buf->first + buf->pagecount &&
+		    buf->first < a->first + a->count) {
+			writes = true;
+			break;
+		}
+	}
+	spin_unlock(&root->spans_lock);
+	return writes;
 }
 
 static void llmem_vm_open(struct vm_area_struct *vma)
@@ -110,7 +169,9 @@ static void llmem_dma_buf_detach(struct dma_buf *dmabuf,
 /*
  * Each attachment gets its own sg_table, so that each device's DMA addresses
  * and the direction it mapped with are kept apart; dma_map_sgtable() does the
- * cache maintenance for the direction asked.
+ * cache maintenance for the direction asked.  Physically contiguous pages
+ * (a block of llmem_alloc_pages() or a contiguous buffer) share one entry, up
+ * to the longest segment the device takes.
  */
 static struct sg_table *
 llmem_dma_buf_map_dma_buf(struct dma_buf_attachment *attachment,
@@ -126,9 +187,11 @@ llmem_dma_buf_map_dma_buf(struct dma_buf_attachment *attachment,
 		ret = -EBUSY;
 		goto out_unlock;
 	}
-	ret = sg_alloc_table_from_pages(&a->sgt, buf->pages, buf->pagecount, 0,
-					buf->pagecount << PAGE_SHIFT,
-					GFP_KERNEL);
+	ret = sg_alloc_table_from_pages_segment(&a->sgt, buf->pages,
+						buf->pagecount, 0,
+						buf->pagecount << PAGE_SHIFT,
+						dma_get_max_seg_size(a->dev),
+						GFP_KERNEL);
 	if (ret)
 		goto out_unlock;
 	ret = dma_map_sgtable(a->dev, &a->sgt, dir, 0);
@@ -138,8 +201,14 @@ llmem_dma_buf_map_dma_buf(struct dma_buf_attachment *attachment,
 	a->dir = dir;
 	a->mapped = true;
 	buf->device_maps++;
-	if (llmem_dir_writes(dir))
+	if (llmem_dir_writes(dir)) {
 		buf->device_write_maps++;
+		a->first = buf->first;
+		a->count = buf->pagecount;
+		spin_lock(&llmem_root(buf)->spans_lock);
+		list_add(&a->span_node, &llmem_root(buf)->write_spans);
+		spin_unlock(&llmem_root(buf)->spans_lock);
+	}
 	mutex_unlock(&buf->lock);
 	return &a->sgt;
 
@@ -163,8 +232,12 @@ static void llmem_dma_buf_unmap_dma_buf(struct dma_buf_attachment *attachment,
 	sg_free_table(sgt);
 	a->mapped = false;
 	buf->device_maps--;
-	if (llmem_dir_writes(a->dir))
+	if (llmem_dir_writes(a->dir)) {
 		buf->device_write_maps--;
+		spin_lock(&llmem_root(buf)->spans_lock);
+		list_del(&a->span_node);
+		spin_unlock(&llmem_root(buf)->spans_lock);
+	}
 	mutex_unlock(&buf->lock);
 }
 
@@ -212,9 +285,18 @@ static void llmem_set_vm_flags(struct vm_area_struct *vma, vm_flags_t flags)
 }
 
 /*
- * The whole range is inserted at mmap time, so the first touch of a page
- * never faults.  Private mappings are refused: a copy-on-write view of
- * shared device memory would silently stop seeing the device's writes.
+ * The whole range is inserted at mmap time with one vm_insert_pages(), which
+ * fills a page table per lock taken, so the first touch of a page never
+ * faults.  The pages are inserted as ordinary refcounted pages, not with
+ * remap_pfn_range(): a VM_PFNMAP mapping is refused by get_user_pages(), and
+ * so by O_DIRECT, vmsplice(), process_vm_readv() and RDMA registration of
+ * the address range, which take these pages like any other.  Private
+ * mappings are refused: a copy-on-write view of shared device memory would
+ * silently stop seeing the device's writes.
+ *
+ * Both kernels call mmap without the reservation lock (6.12's locking
+ * convention lists mmap among the callbacks called unlocked, and its
+ * dma_buf_mmap() takes no lock), so there is nothing to assert here.
  */
 static int llmem_dma_buf_mmap(struct dma_buf *dmabuf,
 			      struct vm_area_struct *vma)
@@ -274,13 +356,22 @@ static void llmem_dma_buf_vunmap(struct dma_buf *dmabuf, struct iosys_map *map)
 	iosys_map_clear(map);
 }
 
+/*
+ * A block goes back whole, one reference on its head, so that the buddy
+ * allocator has it at once for the next high-order request; pages freed one
+ * by one would wait in the per-CPU lists before they could merge again.  The
+ * array is filled from its start, block after block.
+ */
 static void llmem_free_pages(struct page **pages, pgoff_t count)
 {
-	pgoff_t i;
+	struct folio *folio;
+	pgoff_t i = 0;
 
-	for (i = 0; i < count; i++)
-		if (pages[i])
-			__free_page(pages[i]);
+	while (i < count && pages[i]) {
+		folio = page_folio(pages[i]);
+		i += folio_nr_pages(folio);
+		folio_put(folio);
+	}
 	kvfree(pages);
 }
 
@@ -338,30 +429,68 @@ struct llmem_buffer *llmem_buffer_of(struct dma_buf *dmabuf)
 }
 
 /*
- * Zeroed order-0 pages in bulk: the buffer is mapped page by page anyway, and
- * only importers without an IOMMU need physically contiguous memory (see
- * llmem_alloc_contiguous()).
+ * The orders tried, largest first, as the system DMA heap does: 1 MiB blocks
+ * fill most of a large buffer with a few calls, merge into few scatterlist
+ * entries and free back whole; 64 KiB blocks are the next best thing once
+ * memory is fragmented, and single pages never fail for fragmentation.
+ */
+static const unsigned int llmem_orders[] = { 8, 4, 0 };
+
+/*
+ * A high order is an optimisation: it must neither reclaim nor compact
+ * (taking a smaller block is cheaper) nor warn.  Order 0 reclaims as hard as
+ * it must but never calls the OOM killer, globally or in the caller's memory
+ * cgroup (__GFP_RETRY_MAYFAIL): past what it may have, ALLOC is -ENOMEM.
+ */
+static gfp_t llmem_gfp(unsigned int order)
+{
+	gfp_t gfp = GFP_HIGHUSER | __GFP_ZERO | __GFP_NOWARN;
+
+	if (llmem_mem_accounting)
+		gfp |= __GFP_ACCOUNT;
+	if (order)
+		return (gfp | __GFP_COMP | __GFP_NORETRY) & ~__GFP_RECLAIM;
+	return gfp | __GFP_RETRY_MAYFAIL;
+}
+
+/*
+ * Zeroed pages, in the largest blocks that fit what is left and that the
+ * buddy allocator has.  A block is a compound page, as the system heap's
+ * are: a reference on any of its pages (vm_insert_pages(), get_user_pages())
+ * is a reference on the block, and it is freed whole.  @pages still has one
+ * entry per page, so that mmap, vmap, ranges and the tracker work page by
+ * page whatever block a page came from.  An order that fails is not tried
+ * again for this buffer.
  */
 static struct page **llmem_alloc_pages(pgoff_t count)
 {
-	gfp_t gfp = GFP_HIGHUSER | __GFP_ZERO | __GFP_NOWARN;
+	unsigned int i = 0, order, n;
 	struct page **pages;
+	struct page *page;
 	pgoff_t done = 0;
 
-	pages = kvcalloc(count, sizeof(*pages), GFP_KERNEL);
+	pages = kvcalloc(count, sizeof(*pages), llmem_array_gfp());
 	if (!pages)
 		return NULL;
 
 	while (done < count) {
-		unsigned long filled;
-
 		/* avoid allocating more if the process has been killed */
 		if (fatal_signal_pending(current))
 			goto out_free_pages;
-		filled = alloc_pages_bulk_array(gfp, count, pages);
-		if (filled == done)
-			goto out_free_pages;
-		done = filled;
+		order = llmem_orders[i];
+		if (count - done < 1UL << order) {
+			i++;
+			continue;
+		}
+		page = alloc_pages(llmem_gfp(order), order);
+		if (!page) {
+			if (!order)
+				goto out_free_pages;
+			i++;
+			continue;
+		}
+		for (n = 0; n < 1U << order; n++)
+			pages[done++] = page + n;
 	}
 	return pages;
 
@@ -386,7 +515,9 @@ static struct page **llmem_alloc_contiguous(pgoff_t count)
 	void *vaddr;
 	pgoff_t i;
 
-	pages = kvcalloc(count, sizeof(*pages), GFP_KERNEL);
+	if (llmem_mem_accounting)
+		gfp |= __GFP_ACCOUNT;
+	pages = kvcalloc(count, sizeof(*pages), llmem_array_gfp());
 	if (!pages)
 		return NULL;
 	vaddr = alloc_pages_exact(count << PAGE_SHIFT, gfp);
@@ -408,6 +539,8 @@ static struct llmem_buffer *llmem_buffer_alloc(pgoff_t count, bool contiguous)
 	if (!buf)
 		return NULL;
 	mutex_init(&buf->lock);
+	spin_lock_init(&buf->spans_lock);
+	INIT_LIST_HEAD(&buf->write_spans);
 	INIT_LIST_HEAD(&buf->attachments);
 	INIT_LIST_HEAD(&buf->node);
 	buf->pagecount = count;
@@ -525,6 +658,7 @@ static struct dma_buf *llmem_range_create(struct llmem_buffer *src,
 		return ERR_PTR(-ENOMEM);
 	buf->pages = src->pages + first;
 	buf->parent = parent;
+	buf->first = src->first + first;
 
 	get_dma_buf(parent->dmabuf);
 	dmabuf = llmem_buffer_export(buf, parent->dmabuf->resv);

@@ -35,9 +35,13 @@ LIST_HEAD(llmem_tracked);
  * both kernels guard with it; the vmap count is read under the lock that
  * guards it on the running kernel.
  *
+ * An llmem buffer is mappable when no write fence is unsignalled and no
+ * device may write any of its pages, through whichever buffer over them it
+ * attached (llmem_buffer_device_writes()).
+ *
  * Context: process context; takes the reservation lock, then (before 6.2,
  * where vmap is not yet called under it) dmabuf->lock, then the llmem
- * buffer's lock.  The caller holds none of them.
+ * buffer's lock, then its root's spans_lock.  The caller holds none of them.
  * Return: 0, or -EINTR when interrupted.
  */
 int llmem_describe(struct dma_buf *dmabuf, struct llmem_info *info,
@@ -98,7 +102,7 @@ int llmem_describe(struct dma_buf *dmabuf, struct llmem_info *info,
 	info->state |= LLMEM_STATE_EXPORTED;
 	if (buf->contiguous)
 		info->state |= LLMEM_STATE_CONTIGUOUS;
-	if (!info->device_write_maps && !info->write_fences)
+	if (!info->write_fences && !llmem_buffer_device_writes(buf))
 		info->state |= LLMEM_STATE_MAPPABLE;
 	return 0;
 }

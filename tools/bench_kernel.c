@@ -92,8 +92,12 @@ static double now_us(void)
 	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
 }
 
-/* One allocation, mmap and first touch; the time in µs, or a negative value. */
-static double run_once(int path, int dev, size_t size)
+/*
+ * One allocation, mmap and first touch; the time in µs, or a negative value.
+ * With @map_only the allocation is left out of the time: what mapping the
+ * buffer costs alone.
+ */
+static double run_once(int path, int dev, size_t size, bool map_only)
 {
 	double t0 = now_us(), t1;
 	volatile uint8_t *p;
@@ -101,6 +105,8 @@ static double run_once(int path, int dev, size_t size)
 
 	if (fd < 0)
 		return -1;
+	if (map_only)
+		t0 = now_us();
 	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (p == MAP_FAILED) {
 		close(fd);
@@ -123,7 +129,7 @@ static int cmp_double(const void *a, const void *b)
 
 static struct {
 	uint64_t scale, runs;
-	bool json, quiet;
+	bool json, quiet, large;
 	bool scale_given, runs_given;
 } args = {
 	.scale = 1,
@@ -137,7 +143,7 @@ static const struct cli_option options[] = {
 	  .min = 1,
 	  .max = MAX_REPS / 100,
 	  .given = &args.scale_given,
-	  .help = "repetitions times N (default 1: 15 at 32 MiB, 100 at 1 MiB)" },
+	  .help = "repetitions times N (default 1: 15 at 32 MiB, 100 at 1 MiB, 11 above)" },
 	{ .name = "runs",
 	  .short_name = 'r',
 	  .type = CLI_UINT,
@@ -147,17 +153,34 @@ static const struct cli_option options[] = {
 	  .max = MAX_REPS,
 	  .given = &args.runs_given,
 	  .help = "N repetitions at each size instead, for a quick look" },
+	{ .name = "large",
+	  .type = CLI_FLAG,
+	  .value = &args.large,
+	  .help = "also 256 MiB and a 512 MiB mmap alone (max_bytes >= 512 MiB)" },
 	CLI_OPTION_JSON(&args.json),
 	CLI_OPTION_QUIET(&args.quiet, "no progress on stderr"),
 	{ 0 },
 };
 
-#define NR_CASES 2
+#define NR_CASES 4
 
+/* The last case maps a buffer allocated outside the time (map_only). */
 static const struct {
 	size_t size;
 	int reps;
-} cases[NR_CASES] = { { 32UL << 20, 15 }, { 1UL << 20, 100 } };
+	bool map_only;
+} cases[NR_CASES] = {
+	{ 32UL << 20, 15, false },
+	{ 1UL << 20, 100, false },
+	{ 256UL << 20, 11, false },
+	{ 512UL << 20, 11, true },
+};
+
+/* Cases run: the first two, or with --large all four. */
+static size_t nr_cases(void)
+{
+	return args.large ? NR_CASES : 2;
+}
 
 static int reps_of(size_t c)
 {
@@ -182,10 +205,12 @@ static void measure(const int devs[NR_PATHS], size_t c, struct progress *pr, uin
 
 	for (int p = 0; p < NR_PATHS; p++)
 		if (devs[p] >= 0)
-			run_once(p, devs[p], cases[c].size);
+			run_once(p, devs[p], cases[c].size, cases[c].map_only);
 	for (int r = 0; r < reps; r++) {
 		for (int p = 0; p < NR_PATHS; p++)
-			times[p][r] = devs[p] < 0 ? -1 : run_once(p, devs[p], cases[c].size);
+			times[p][r] = devs[p] < 0 ? -1
+						  : run_once(p, devs[p], cases[c].size,
+							     cases[c].map_only);
 		progress_step(pr, ++*done);
 	}
 	for (int p = 0; p < NR_PATHS; p++) {
@@ -208,8 +233,9 @@ static void measure(const int devs[NR_PATHS], size_t c, struct progress *pr, uin
 static void print_json(const struct figure f[NR_CASES][NR_PATHS])
 {
 	printf("{\"cases\": [");
-	for (size_t c = 0; c < NR_CASES; c++) {
-		printf("%s{\"size\": %zu, \"runs\": %d", c ? ", " : "", cases[c].size, reps_of(c));
+	for (size_t c = 0; c < nr_cases(); c++) {
+		printf("%s{\"size\": %zu, \"map_only\": %s, \"runs\": %d", c ? ", " : "",
+		       cases[c].size, cases[c].map_only ? "true" : "false", reps_of(c));
 		for (int p = 0; p < NR_PATHS; p++) {
 			if (f[c][p].why)
 				printf(", \"%s\": null", path_names[p]);
@@ -229,11 +255,14 @@ static void print_json(const struct figure f[NR_CASES][NR_PATHS])
 
 static void print_human(const struct figure f[NR_CASES][NR_PATHS])
 {
-	printf("# alloc + mmap + first touch of every page; medians over the\n"
-	       "# repetitions (min..max), paths interleaved in one run\n");
-	for (size_t c = 0; c < NR_CASES; c++) {
+	printf("# alloc + mmap + first touch of every page (\"mmap\": mmap + touch\n"
+	       "# of a buffer allocated untimed); medians over the repetitions\n"
+	       "# (min..max), paths interleaved in one run\n");
+	for (size_t c = 0; c < nr_cases(); c++) {
 		size_t kib = cases[c].size >> 10;
 
+		if (cases[c].map_only)
+			printf("# mmap only\n");
 		for (int p = 0; p < NR_PATHS; p++) {
 			if (f[c][p].why)
 				printf("%-12s %5zu KiB: %s\n", path_names[p], kib, f[c][p].why);
@@ -266,12 +295,12 @@ static int run(const struct cli_command *cmd, int argc, char **argv)
 		devs[p] = path_open(p);
 	if (devs[LLMEM] < 0)
 		return cli_fail(cmd, CLI_FAILED, "/dev/llmem: %s (load llmem.ko)", strerror(errno));
-	for (size_t c = 0; c < NR_CASES; c++)
+	for (size_t c = 0; c < nr_cases(); c++)
 		total += (uint64_t)reps_of(c);
 	/* Everything is measured before anything is printed, so that the
 	 * progress line never shares the terminal with the figures. */
 	progress_start(&pr, "llmem bench kernel", "runs", total, args.quiet);
-	for (size_t c = 0; c < NR_CASES; c++)
+	for (size_t c = 0; c < nr_cases(); c++)
 		measure(devs, c, &pr, &done, f[c]);
 	progress_end(&pr);
 	for (int p = 0; p < NR_PATHS; p++)
@@ -290,9 +319,10 @@ const struct cli_command cmd_bench_kernel = {
 	.description =
 		"Times fresh DMA-BUF memory the CPU can write (allocate, mmap, touch every\n"
 		"page) from llmem.ko, from the system DMA heap and from udmabuf, interleaved\n"
-		"in one run, at 32 MiB and 1 MiB, and prints llmem's ratio to each peer the\n"
-		"kernel has.  Needs /dev/llmem.  Shows its progress on stderr, in runs of\n"
-		"every path.",
+		"in one run, at 32 MiB and 1 MiB (--large: also 256 MiB, and mapping a\n"
+		"512 MiB buffer alone), and prints llmem's ratio to each peer the kernel\n"
+		"has.  Needs /dev/llmem.  Shows its progress on stderr, in runs of every\n"
+		"path.",
 	.options = options,
 	.run = run,
 };

@@ -393,18 +393,43 @@ TEST_F(alloc, sync_start_end)
 	close(fd);
 }
 
-/* DMA_BUF_SET_NAME shows in INFO and in the debugfs table. */
+/* The "name:" line of /proc/self/fdinfo/@fd into @name; 0, or -1 without one. */
+static int fdinfo_name(int fd, char *name, size_t len)
+{
+	char path[64], line[256];
+	int ret = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	while (ret && fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "name:\t", 6))
+			continue;
+		line[strcspn(line, "\n")] = 0;
+		snprintf(name, len, "%s", line + 6);
+		ret = 0;
+	}
+	fclose(f);
+	return ret;
+}
+
+/* DMA_BUF_SET_NAME shows in INFO, in the debugfs table and in fdinfo. */
 TEST_F(alloc, set_name)
 {
-	char name[] = "llmem-test-name";
+	char name[] = "llmem-test-name", shown[64];
 	struct llmem_info info;
 	int fd = llmem_alloc(self->dev, PAGE);
 
 	ASSERT_GE(fd, 0);
+	EXPECT_EQ(fdinfo_name(fd, shown, sizeof(shown)), -1);
 	ASSERT_EQ(ioctl(fd, DMA_BUF_SET_NAME_B, name), 0);
 	ASSERT_EQ(llmem_info(self->dev, fd, &info, NULL, 0), 0);
 	EXPECT_STREQ(info.name, name);
 	EXPECT_EQ(llmem_table_has(name), 1);
+	ASSERT_EQ(fdinfo_name(fd, shown, sizeof(shown)), 0);
+	EXPECT_STREQ(shown, name);
 	close(fd);
 	EXPECT_EQ(llmem_table_has(name), 0);
 }

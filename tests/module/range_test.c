@@ -354,7 +354,11 @@ TEST_F(range, contiguous_flag)
 	close(fd);
 }
 
-/* INFO counts a range's own mappings and importers, and its parent's its own. */
+/*
+ * INFO counts a range's own mappings and importers, and its parent's its own;
+ * mappability is the pages': a device writing the range's pages makes the
+ * parent unmappable too.
+ */
 TEST_F(range, own_counts)
 {
 	struct llmem_importer names[2];
@@ -381,9 +385,12 @@ TEST_F(range, own_counts)
 	EXPECT_EQ(info.cpu_mmaps, 1);
 	EXPECT_EQ(info.attachments, 0);
 	EXPECT_EQ(info.device_maps, 0);
-	EXPECT_EQ(info.state & LLMEM_STATE_MAPPABLE, LLMEM_STATE_MAPPABLE);
+	EXPECT_EQ(info.device_write_maps, 0);
+	EXPECT_EQ(info.state & LLMEM_STATE_MAPPABLE, 0);
 
 	ASSERT_EQ(vgem_close(vgem, handle), 0);
+	ASSERT_EQ(llmem_info(self->dev, self->parent, &info, NULL, 0), 0);
+	EXPECT_EQ(info.state & LLMEM_STATE_MAPPABLE, LLMEM_STATE_MAPPABLE);
 	munmap(p, 4 * PAGE);
 	ASSERT_EQ(llmem_info(self->dev, fd, &info, NULL, 0), 0);
 	EXPECT_EQ(info.cpu_mmaps, 0);
@@ -391,6 +398,81 @@ TEST_F(range, own_counts)
 	EXPECT_EQ(info.device_maps, 0);
 	EXPECT_EQ(info.state & LLMEM_STATE_MAPPABLE, LLMEM_STATE_MAPPABLE);
 	close(fd);
+	close(vgem);
+}
+
+/* Whether the buffer behind @fd is mappable, or -1 when INFO fails. */
+static int mappable(int dev, int fd)
+{
+	struct llmem_info info;
+
+	if (llmem_info(dev, fd, &info, NULL, 0))
+		return -1;
+	return !!(info.state & LLMEM_STATE_MAPPABLE);
+}
+
+/*
+ * A device writing some pages makes every buffer over any of them
+ * unmappable, parent, range or range of a range, and no buffer over none of
+ * them; a device that only reads makes none unmappable.
+ */
+TEST_F(range, mappable_per_page)
+{
+	uint32_t handle;
+	int vgem = vgem_open();
+	/* Pages [2, 4) written by vgem; [0, 2) and [4, 8) not. */
+	int written = range_export(self->dev, self->parent, 2 * PAGE, 2 * PAGE);
+	int below = range_export(self->dev, self->parent, 0, 2 * PAGE);
+	int above = range_export(self->dev, self->parent, 4 * PAGE, 4 * PAGE);
+	int across = range_export(self->dev, self->parent, PAGE, 2 * PAGE);
+	int wide = range_export(self->dev, self->parent, 0, 8 * PAGE);
+	int inner, outer;
+
+	ASSERT_GE(vgem, 0);
+	ASSERT_GE(written, 0);
+	ASSERT_GE(below, 0);
+	ASSERT_GE(above, 0);
+	ASSERT_GE(across, 0);
+	ASSERT_GE(wide, 0);
+	/* Ranges of a range: page 3 of the parent, and page 5. */
+	inner = range_export(self->dev, wide, 3 * PAGE, PAGE);
+	outer = range_export(self->dev, wide, 5 * PAGE, PAGE);
+	ASSERT_GE(inner, 0);
+	ASSERT_GE(outer, 0);
+
+	ASSERT_EQ(vgem_import(vgem, written, &handle), 0);
+	EXPECT_EQ(mappable(self->dev, written), 0);
+	EXPECT_EQ(mappable(self->dev, self->parent), 0);
+	EXPECT_EQ(mappable(self->dev, across), 0);
+	EXPECT_EQ(mappable(self->dev, wide), 0);
+	EXPECT_EQ(mappable(self->dev, inner), 0);
+	EXPECT_EQ(mappable(self->dev, below), 1);
+	EXPECT_EQ(mappable(self->dev, above), 1);
+	EXPECT_EQ(mappable(self->dev, outer), 1);
+	ASSERT_EQ(vgem_close(vgem, handle), 0);
+
+	/* The other way round: the parent written, the pages of every range. */
+	ASSERT_EQ(vgem_import(vgem, inner, &handle), 0);
+	EXPECT_EQ(mappable(self->dev, written), 0);
+	EXPECT_EQ(mappable(self->dev, self->parent), 0);
+	EXPECT_EQ(mappable(self->dev, below), 1);
+	EXPECT_EQ(mappable(self->dev, outer), 1);
+	ASSERT_EQ(vgem_close(vgem, handle), 0);
+	ASSERT_EQ(vgem_import(vgem, self->parent, &handle), 0);
+	EXPECT_EQ(mappable(self->dev, below), 0);
+	EXPECT_EQ(mappable(self->dev, outer), 0);
+	ASSERT_EQ(vgem_close(vgem, handle), 0);
+
+	EXPECT_EQ(mappable(self->dev, self->parent), 1);
+	EXPECT_EQ(mappable(self->dev, written), 1);
+	EXPECT_EQ(mappable(self->dev, inner), 1);
+	close(inner);
+	close(outer);
+	close(wide);
+	close(across);
+	close(above);
+	close(below);
+	close(written);
 	close(vgem);
 }
 
@@ -773,6 +855,9 @@ TEST_F_TIMEOUT(camera, four_frames_in_one_buffer, 180)
 	EXPECT_EQ(info.vmaps, 0);
 	EXPECT_EQ(info.attachments, 0);
 	EXPECT_EQ(info.cpu_mmaps, 1);
+	/* dma-contig maps each range for the device to write: its pages are the parent's. */
+	if (variant->contiguous)
+		EXPECT_EQ(info.state & LLMEM_STATE_MAPPABLE, 0);
 
 	ASSERT_EQ(xioctl(self->video, VIDIOC_STREAMON, &type), 0);
 	for (int frame = 0; frame < CAMERA_FRAMES; frame++) {
@@ -814,6 +899,8 @@ TEST_F_TIMEOUT(camera, four_frames_in_one_buffer, 180)
 		EXPECT_EQ(info.device_maps, 0);
 		EXPECT_EQ(info.cpu_mmaps, 1);
 	}
+	ASSERT_EQ(llmem_info(self->dev, self->parent, &info, NULL, 0), 0);
+	EXPECT_EQ(info.state & LLMEM_STATE_MAPPABLE, LLMEM_STATE_MAPPABLE);
 	free(ref);
 }
 
