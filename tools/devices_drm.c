@@ -1,22 +1,14 @@
 // SPDX-License-Identifier: MIT
 /*
- * DRM nodes: the driver behind each, whether it shares buffers through
- * PRIME, and, on primary nodes, what it can display: its planes, the
- * formats each scans out and the modifiers it takes them with.  Writeback connectors
- * are counted by asking for the resources twice, the second time as a
- * client that opted in to seeing them, since no ioctl counts them alone.
+ * DRM nodes as the library probes them (llmem_drm_list_devices(),
+ * llmem_drm_list_render_nodes()): the driver behind each, whether it
+ * shares buffers through PRIME, and, on cards, what it can display: its
+ * planes, the formats each scans out and the modifiers it takes them with.
  */
-#include <dirent.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
-#include <unistd.h>
 
-#include <drm/drm.h>
-#include <drm/drm_mode.h>
 #include <xf86drm.h>
 
 #include <llmem/display.h>
@@ -24,25 +16,8 @@
 
 #include "devices.h"
 
-#define MAX_DRM_NODES 64
 #define MAX_PLANES 64
 #define MAX_FORMATS 512
-
-static bool get_cap(int fd, uint64_t cap, uint64_t *value)
-{
-	struct drm_get_cap get = { .capability = cap };
-
-	if (ioctl(fd, DRM_IOCTL_GET_CAP, &get) == -1)
-		return false;
-	*value = get.value;
-	return true;
-}
-
-static bool get_resources(int fd, struct drm_mode_card_res *res)
-{
-	*res = (struct drm_mode_card_res){ 0 };
-	return ioctl(fd, DRM_IOCTL_MODE_GETRESOURCES, res) == 0;
-}
 
 static const char *plane_type(uint32_t type)
 {
@@ -122,102 +97,55 @@ static void describe_planes(struct emit *e, const char *path)
 	emit_end(e);
 }
 
-static void describe_display(struct emit *e, int fd, const char *path)
+static void describe_node(struct emit *e, const struct llmem_drm_device *dev, bool primary)
 {
-	struct drm_set_client_cap atomic = { .capability = DRM_CLIENT_CAP_ATOMIC, .value = 1 };
-	struct drm_set_client_cap writeback = {
-		.capability = DRM_CLIENT_CAP_WRITEBACK_CONNECTORS,
-		.value = 1,
-	};
-	struct drm_mode_card_res res, all;
-	bool is_atomic;
-
-	if (!get_resources(fd, &res)) {
-		emit_bool(e, "modeset", false);
-		return;
-	}
-	emit_bool(e, "modeset", true);
-	emit_uint(e, "crtcs", res.count_crtcs);
-	emit_uint(e, "connectors", res.count_connectors);
-	is_atomic = ioctl(fd, DRM_IOCTL_SET_CLIENT_CAP, &atomic) == 0;
-	emit_bool(e, "atomic", is_atomic);
-	if (is_atomic && ioctl(fd, DRM_IOCTL_SET_CLIENT_CAP, &writeback) == 0 &&
-	    get_resources(fd, &all) && all.count_connectors >= res.count_connectors)
-		emit_uint(e, "writeback_connectors", all.count_connectors - res.count_connectors);
-	else
-		emit_uint(e, "writeback_connectors", 0);
-	describe_planes(e, path);
-}
-
-static void describe_node(struct emit *e, const char *path, bool primary)
-{
-	char name[64] = "", desc[128] = "";
-	struct drm_version version = {
-		.name_len = sizeof(name) - 1,
-		.name = name,
-		.desc_len = sizeof(desc) - 1,
-		.desc = desc,
-	};
-	uint64_t prime = 0, dumb = 0, syncobj = 0;
-	int fd;
-
 	emit_object(e, NULL);
-	emit_string(e, "path", path);
+	emit_string(e, "path", dev->path);
 	emit_string(e, "kind", primary ? "primary" : "render");
-	fd = open(path, O_RDWR | O_CLOEXEC);
-	if (fd < 0 || ioctl(fd, DRM_IOCTL_VERSION, &version) == -1) {
-		emit_string(e, "error", strerror(errno));
-		if (fd >= 0)
-			close(fd);
+	if (dev->error) {
+		emit_string(e, "error", strerror(-dev->error));
 		emit_end(e);
 		return;
 	}
-	emit_string(e, "driver", name);
-	emit_string(e, "description", desc);
-	get_cap(fd, DRM_CAP_PRIME, &prime);
-	emit_bool(e, "prime_import", prime & DRM_PRIME_CAP_IMPORT);
-	emit_bool(e, "prime_export", prime & DRM_PRIME_CAP_EXPORT);
-	emit_bool(e, "dumb_buffers", get_cap(fd, DRM_CAP_DUMB_BUFFER, &dumb) && dumb);
-	emit_bool(e, "syncobj", get_cap(fd, DRM_CAP_SYNCOBJ, &syncobj) && syncobj);
-	if (primary)
-		describe_display(e, fd, path);
-	close(fd);
+	emit_string(e, "driver", dev->driver);
+	emit_string(e, "description", dev->description);
+	emit_bool(e, "prime_import", dev->caps & LLMEM_DRM_PRIME_IMPORT);
+	emit_bool(e, "prime_export", dev->caps & LLMEM_DRM_PRIME_EXPORT);
+	emit_bool(e, "dumb_buffers", dev->caps & LLMEM_DRM_DUMB_BUFFERS);
+	emit_bool(e, "syncobj", dev->caps & LLMEM_DRM_SYNCOBJ);
+	if (primary) {
+		emit_bool(e, "modeset", dev->caps & LLMEM_DRM_KMS);
+		if (dev->caps & LLMEM_DRM_KMS) {
+			emit_uint(e, "crtcs", dev->crtcs);
+			emit_uint(e, "connectors", dev->connectors);
+			emit_bool(e, "atomic", dev->caps & LLMEM_DRM_ATOMIC);
+			emit_uint(e, "writeback_connectors", dev->writeback_connectors);
+			describe_planes(e, dev->path);
+		}
+	}
 	emit_end(e);
 }
 
-/* card0 < card1 < renderD128 < renderD129. */
-static int by_kind_and_number(const struct dirent **a, const struct dirent **b)
+/* The nodes one lister finds, each probed once. */
+static void describe_nodes(struct emit *e, int (*list)(struct llmem_drm_device *, uint32_t),
+			   bool primary)
 {
-	bool ca = (*a)->d_name[0] == 'c', cb = (*b)->d_name[0] == 'c';
-	const char *na = (*a)->d_name + (ca ? 4 : 7), *nb = (*b)->d_name + (cb ? 4 : 7);
+	int capacity = list(NULL, 0), n = 0;
+	struct llmem_drm_device *devs =
+		capacity > 0 ? calloc((size_t)capacity, sizeof(*devs)) : NULL;
 
-	if (ca != cb)
-		return ca ? -1 : 1;
-	return atoi(na) - atoi(nb);
-}
-
-static int is_drm_node(const struct dirent *d)
-{
-	return (!strncmp(d->d_name, "card", 4) && d->d_name[4] >= '0' && d->d_name[4] <= '9') ||
-	       (!strncmp(d->d_name, "renderD", 7) && d->d_name[7] >= '0' && d->d_name[7] <= '9');
+	if (devs)
+		n = list(devs, (uint32_t)capacity);
+	/* A node made between the two calls waits for the next listing. */
+	for (int i = 0; i < n && i < capacity; i++)
+		describe_node(e, &devs[i], primary);
+	free(devs);
 }
 
 void devices_drm(struct emit *e)
 {
-	struct dirent **nodes;
-	int count = scandir("/dev/dri", &nodes, is_drm_node, by_kind_and_number);
-
 	emit_array(e, "drm");
-	for (int i = 0; i < count; i++) {
-		char path[300];
-
-		if (i < MAX_DRM_NODES) {
-			snprintf(path, sizeof(path), "/dev/dri/%s", nodes[i]->d_name);
-			describe_node(e, path, nodes[i]->d_name[0] == 'c');
-		}
-		free(nodes[i]);
-	}
-	if (count >= 0)
-		free(nodes);
+	describe_nodes(e, llmem_drm_list_devices, true);
+	describe_nodes(e, llmem_drm_list_render_nodes, false);
 	emit_end(e);
 }

@@ -1,88 +1,63 @@
 // SPDX-License-Identifier: MIT
 /*
  * The kernel's DMA-BUF providers a program can allocate from without a
- * GPU: llmem.ko's /dev/llmem, DMA heaps and udmabuf.  Each is opened, not
- * just looked for, since a node the user may not open is of no use to them.
+ * GPU, as the library describes them (llmem_dmabuf_provider_get(),
+ * llmem_dma_heap_list()): llmem.ko's /dev/llmem, DMA heaps and udmabuf.
  */
-#include <dirent.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <inttypes.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
+
+#include <llmem/share.h>
 
 #include "devices.h"
 
-#define MAX_DMA_HEAPS 64
-
 /* Writes "present", and "usable" or the reason it is not. */
-static void describe_node(struct emit *e, const char *path)
+static void describe_node(struct emit *e, const struct llmem_dmabuf_provider *p)
 {
-	int fd;
-
-	emit_string(e, "path", path);
-	if (access(path, F_OK)) {
-		emit_bool(e, "present", false);
+	emit_string(e, "path", p->path);
+	emit_bool(e, "present", p->present);
+	if (!p->present)
 		return;
-	}
-	emit_bool(e, "present", true);
-	fd = open(path, O_RDWR | O_CLOEXEC);
-	emit_bool(e, "usable", fd >= 0);
-	if (fd < 0)
-		emit_string(e, "error", strerror(errno));
-	else
-		close(fd);
+	emit_bool(e, "usable", !p->error);
+	if (p->error)
+		emit_string(e, "error", strerror(-p->error));
 }
 
-static void describe_llmem(struct emit *e)
+static void describe_single(struct emit *e, uint32_t kind)
 {
-	FILE *f = fopen("/sys/module/llmem/parameters/max_bytes", "re");
-	uint64_t max_bytes;
+	struct llmem_dmabuf_provider p;
 
-	emit_object(e, "llmem");
-	describe_node(e, "/dev/llmem");
-	if (f && fscanf(f, "%" SCNu64, &max_bytes) == 1)
-		emit_uint(e, "max_bytes", max_bytes);
-	if (f)
-		fclose(f);
+	llmem_dmabuf_provider_get(kind, &p);
+	emit_object(e, p.name);
+	describe_node(e, &p);
+	if (p.has_max_bytes)
+		emit_uint(e, "max_bytes", p.max_bytes);
 	emit_end(e);
-}
-
-static int is_heap(const struct dirent *d)
-{
-	return d->d_name[0] != '.';
 }
 
 static void describe_heaps(struct emit *e)
 {
-	struct dirent **heaps;
-	int count = scandir("/dev/dma_heap", &heaps, is_heap, alphasort);
+	int capacity = llmem_dma_heap_list(NULL, 0), n = 0;
+	struct llmem_dmabuf_provider *heaps =
+		capacity > 0 ? calloc((size_t)capacity, sizeof(*heaps)) : NULL;
 
+	if (heaps)
+		n = llmem_dma_heap_list(heaps, (uint32_t)capacity);
 	emit_array(e, "dma_heaps");
-	for (int i = 0; i < count; i++) {
-		char path[300];
-
-		if (i < MAX_DMA_HEAPS) {
-			snprintf(path, sizeof(path), "/dev/dma_heap/%s", heaps[i]->d_name);
-			emit_object(e, NULL);
-			emit_string(e, "name", heaps[i]->d_name);
-			describe_node(e, path);
-			emit_end(e);
-		}
-		free(heaps[i]);
+	/* A heap made between the two calls waits for the next listing. */
+	for (int i = 0; i < n && i < capacity; i++) {
+		emit_object(e, NULL);
+		emit_string(e, "name", heaps[i].name);
+		describe_node(e, &heaps[i]);
+		emit_end(e);
 	}
-	if (count >= 0)
-		free(heaps);
 	emit_end(e);
+	free(heaps);
 }
 
 void devices_kernel(struct emit *e)
 {
-	describe_llmem(e);
+	describe_single(e, LLMEM_DMABUF_PROVIDER_LLMEM);
 	describe_heaps(e);
-	emit_object(e, "udmabuf");
-	describe_node(e, "/dev/udmabuf");
-	emit_end(e);
+	describe_single(e, LLMEM_DMABUF_PROVIDER_UDMABUF);
 }

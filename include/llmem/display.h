@@ -69,17 +69,24 @@ enum llmem_drm_caps {
 	LLMEM_DRM_ADDFB2_MODIFIERS = 1u << 4,
 	/* It has a writeback connector. */
 	LLMEM_DRM_WRITEBACK = 1u << 5,
+	/* DRM_CAP_DUMB_BUFFER: CPU-drawn buffers it can scan out. */
+	LLMEM_DRM_DUMB_BUFFERS = 1u << 6,
+	/* DRM_CAP_SYNCOBJ: sync objects, the fences of explicit sync. */
+	LLMEM_DRM_SYNCOBJ = 1u << 7,
 };
 
 /* Lengths of the names below, NUL included. */
 #define LLMEM_DRM_PATH_LEN 64
 #define LLMEM_DRM_NAME_LEN 32
+#define LLMEM_DRM_DESC_LEN 128
 
 /**
  * struct llmem_drm_device - a DRM card as llmem sees it.
- * @path: its node, /dev/dri/cardN.
+ * @path: its node, /dev/dri/cardN (or renderDN, llmem_drm_list_render_nodes()).
  * @driver: the kernel driver's name (DRM_IOCTL_VERSION), "" when it could
  *	not be opened.
+ * @description: the driver's description of itself (DRM_IOCTL_VERSION),
+ *	e.g. "Virtual Kernel Mode Setting".
  * @error: 0, or the negative errno open() gave (-EACCES without the rights).
  * @caps: enum llmem_drm_caps.
  * @crtcs: CRTCs.
@@ -90,6 +97,7 @@ enum llmem_drm_caps {
 struct llmem_drm_device {
 	char path[LLMEM_DRM_PATH_LEN];
 	char driver[LLMEM_DRM_NAME_LEN];
+	char description[LLMEM_DRM_DESC_LEN];
 	int32_t error;
 	uint32_t caps;
 	uint32_t crtcs;
@@ -104,13 +112,27 @@ struct llmem_drm_device {
  * @capacity: entries in @devices.
  *
  * Each card is opened, asked and closed again; nothing is changed.  A node
- * that cannot be opened is listed with its @error.
+ * that cannot be opened is listed with its @error.  This is the library's
+ * one probe of DRM cards: llmem_display_open() finds its card through it,
+ * and `llmem devices` and `llmem info` print it, with each card's planes
+ * and their formats from llmem_drm_list_planes() and
+ * llmem_drm_plane_formats().  With @capacity 0 only the names are read.
  *
  * Return: the number of cards (more than @capacity when they did not all
  * fit), 0 when /dev/dri does not exist; -EINVAL for NULL @devices with a
- * @capacity.
+ * @capacity; -ENOMEM; opendir()'s errno for a /dev/dri it cannot read.
  */
 int llmem_drm_list_devices(struct llmem_drm_device *devices, uint32_t capacity);
+
+/**
+ * llmem_drm_list_render_nodes() - every /dev/dri/renderD* node, in number
+ * order, described as llmem_drm_list_devices() describes cards: a render
+ * node never modesets, so only @driver, @description, @error and the PRIME,
+ * dumb-buffer and sync-object @caps are set.
+ *
+ * Return: as llmem_drm_list_devices().
+ */
+int llmem_drm_list_render_nodes(struct llmem_drm_device *devices, uint32_t capacity);
 
 /**
  * llmem_drm_get_device() - one card, by its node's path, as above.

@@ -496,6 +496,60 @@ int llmem_share_recv_page(int sock, struct llmem_memory *memory,
 			  struct llmem_shared_object *objects, struct llmem_buffer **buffers,
 			  uint32_t capacity, uint32_t *page);
 
+/* The kernel's allocators of DMA-BUFs that need no GPU. */
+enum llmem_dmabuf_provider_kind {
+	LLMEM_DMABUF_PROVIDER_LLMEM = 1, /* llmem.ko's /dev/llmem */
+	LLMEM_DMABUF_PROVIDER_UDMABUF = 2, /* /dev/udmabuf */
+	LLMEM_DMABUF_PROVIDER_HEAP = 3, /* a DMA heap, /dev/dma_heap/NAME */
+};
+
+/**
+ * struct llmem_dmabuf_provider - a kernel allocator of DMA-BUFs and
+ * whether this process may use it.
+ * @kind: enum llmem_dmabuf_provider_kind.
+ * @name: "llmem", "udmabuf", or the heap's name ("system").
+ * @path: its node.
+ * @present: 1 when the node exists.
+ * @error: 0 when the node opens read-write (it is opened and closed, since
+ *         a node the caller may not open is of no use to it), or open()'s
+ *         negative errno (-EACCES); -ENOENT when not @present.
+ * @has_max_bytes: 1 when @max_bytes is known: llmem.ko loaded, its
+ *                 parameter readable in sysfs.
+ * @max_bytes: the bytes llmem.ko hands out at most (its max_bytes).
+ */
+struct llmem_dmabuf_provider {
+	uint32_t kind;
+	char name[64];
+	char path[96];
+	uint32_t present;
+	int32_t error;
+	uint32_t has_max_bytes;
+	uint64_t max_bytes;
+};
+
+/**
+ * llmem_dmabuf_provider_get() - /dev/llmem or /dev/udmabuf, described.
+ * @kind: LLMEM_DMABUF_PROVIDER_LLMEM or LLMEM_DMABUF_PROVIDER_UDMABUF.
+ * @provider: receives it; a missing node is described as such, not an
+ *            error.
+ *
+ * Return: 0; -EINVAL for NULL @provider or another @kind (a heap has a
+ * name: llmem_dma_heap_list()).
+ */
+int llmem_dmabuf_provider_get(uint32_t kind, struct llmem_dmabuf_provider *provider);
+
+/**
+ * llmem_dma_heap_list() - every DMA heap (/dev/dma_heap/NAME), by name.
+ * @heaps: receives up to @capacity of them; may be NULL with @capacity 0.
+ * @capacity: entries in @heaps.
+ *
+ * Return: the number of heaps (more than @capacity when they did not all
+ * fit), 0 when /dev/dma_heap does not exist (kernels without heaps);
+ * -EINVAL for NULL @heaps with a @capacity; -ENOMEM; scandir()'s errno
+ * for a /dev/dma_heap it cannot read.
+ */
+int llmem_dma_heap_list(struct llmem_dmabuf_provider *heaps, uint32_t capacity);
+
 #ifdef __cplusplus
 }
 #endif

@@ -119,6 +119,137 @@ struct llmem_v4l2_frame {
 int llmem_v4l2_format_layout(const struct llmem_v4l2_format *format,
 			     struct llmem_frame_layout *layout);
 
+/* What a node is for, as its capabilities say (llmem_v4l2_node.role). */
+enum llmem_v4l2_role {
+	LLMEM_V4L2_ROLE_OTHER = 0,
+	LLMEM_V4L2_ROLE_CAPTURE = 1, /* frames come out of it */
+	LLMEM_V4L2_ROLE_OUTPUT = 2, /* frames go into it */
+	LLMEM_V4L2_ROLE_M2M = 3, /* both: a codec or a converter */
+	LLMEM_V4L2_ROLE_METADATA = 4, /* metadata capture only */
+};
+
+/* The memory a queue streams from (llmem_v4l2_queue_info.memory): the
+ * same bits as V4L2_BUF_CAP_SUPPORTS_*. */
+enum llmem_v4l2_memory_caps {
+	LLMEM_V4L2_MEMCAP_MMAP = 1u << 0,
+	LLMEM_V4L2_MEMCAP_USERPTR = 1u << 1,
+	LLMEM_V4L2_MEMCAP_DMABUF = 1u << 2,
+	/* The queue takes media requests (a stateless codec demands them). */
+	LLMEM_V4L2_MEMCAP_REQUESTS = 1u << 3,
+};
+
+/**
+ * struct llmem_v4l2_fmtdesc - one format a queue lists (VIDIOC_ENUM_FMT).
+ * @fourcc: the V4L2 pixel format.
+ * @flags: V4L2_FMT_FLAG_*; V4L2_FMT_FLAG_COMPRESSED marks a bitstream.
+ * @description: the driver's name for it, NUL-terminated.
+ */
+struct llmem_v4l2_fmtdesc {
+	uint32_t fourcc;
+	uint32_t flags;
+	char description[32];
+};
+
+/**
+ * struct llmem_v4l2_queue_info - one queue of a node.
+ * @type: V4L2_BUF_TYPE_VIDEO_OUTPUT or _CAPTURE, or their _MPLANE forms.
+ * @output: 1 for the queue the program feeds (OUTPUT), 0 for the one it
+ *          receives frames from (CAPTURE).
+ * @multiplanar: 1 when @type is a multi-planar one.
+ * @num_formats: entries at @formats.
+ * @formats: what VIDIOC_ENUM_FMT lists, in the driver's order.
+ * @formats_error: 0, or the negative errno of a VIDIOC_ENUM_FMT that
+ *                 failed other than at the end of the list.
+ * @memory: enum llmem_v4l2_memory_caps, from a VIDIOC_REQBUFS of no
+ *          buffers (it allocates nothing; Linux 4.20 and later); 0 on a
+ *          node without streaming I/O, which is not asked.
+ * @memory_error: 0, or the negative errno that VIDIOC_REQBUFS gave:
+ *                -EBUSY while another process streams from the queue.
+ */
+struct llmem_v4l2_queue_info {
+	uint32_t type;
+	uint32_t output;
+	uint32_t multiplanar;
+	uint32_t num_formats;
+	struct llmem_v4l2_fmtdesc *formats;
+	int32_t formats_error;
+	uint32_t memory;
+	int32_t memory_error;
+};
+
+/* The most queues a node has: an m2m node's OUTPUT and CAPTURE. */
+#define LLMEM_V4L2_MAX_QUEUES 2
+
+/**
+ * struct llmem_v4l2_node - a V4L2 video node and what it offers.
+ * @path: the node, e.g. "/dev/video0".
+ * @error: 0, or the negative errno of the open() or VIDIOC_QUERYCAP that
+ *         failed (-EACCES without the rights): then only @path is set.
+ * @driver: v4l2_capability.driver, e.g. "vivid".
+ * @card: v4l2_capability.card.
+ * @bus: v4l2_capability.bus_info.
+ * @caps: the node's V4L2_CAP_* (device_caps where the driver gives them).
+ * @role: enum llmem_v4l2_role.
+ * @streaming: 1 when the node has streaming I/O (V4L2_CAP_STREAMING).
+ * @num_queues: entries of @queues: the OUTPUT queue first when the node
+ *              has one, then the CAPTURE queue; 0 for metadata and other
+ *              nodes.
+ * @queues: its video queues, multi-planar when the node offers any
+ *          multi-planar capability.
+ */
+struct llmem_v4l2_node {
+	char path[64];
+	int32_t error;
+	char driver[16];
+	char card[32];
+	char bus[32];
+	uint32_t caps;
+	uint32_t role;
+	uint32_t streaming;
+	uint32_t num_queues;
+	struct llmem_v4l2_queue_info queues[LLMEM_V4L2_MAX_QUEUES];
+};
+
+/**
+ * struct llmem_v4l2_node_list - what llmem_v4l2_list_nodes() found.
+ * @count: entries at @nodes.
+ * @nodes: in node number order.
+ */
+struct llmem_v4l2_node_list {
+	uint32_t count;
+	struct llmem_v4l2_node *nodes;
+};
+
+/**
+ * llmem_v4l2_list_nodes() - describe V4L2 video nodes: what each is for,
+ * and for each of its queues the formats it lists and the memory it
+ * streams from.
+ * @path: one node to describe, or NULL for every /dev/videoN.
+ * @out: receives the list; free it with llmem_v4l2_node_list_free().
+ *
+ * This is the one place the library scans /dev/video*: the finders
+ * (llmem_v4l2_find_capture(), llmem_codec_find()) and `llmem devices` read
+ * its answer.  Each node is opened, asked and closed again; nothing is
+ * allocated on it or changed.  A node that cannot be opened or asked is
+ * listed with its @error, so that a caller can say why it is of no use.
+ *
+ * Return: 0 (a list of no nodes when there are none); -EINVAL for NULL
+ * @out; -ENOMEM.
+ */
+int llmem_v4l2_list_nodes(const char *path, struct llmem_v4l2_node_list **out);
+
+/* Frees a list and everything in it; NULL is ignored. */
+void llmem_v4l2_node_list_free(struct llmem_v4l2_node_list *list);
+
+/**
+ * llmem_v4l2_node_captures_dmabuf() - whether a node is one
+ * llmem_v4l2_find_capture() takes: it captures video (single- or
+ * multi-planar) with streaming I/O into DMA-BUFs.
+ *
+ * Return: 1 or 0; -EINVAL for a NULL @node.
+ */
+int llmem_v4l2_node_captures_dmabuf(const struct llmem_v4l2_node *node);
+
 /**
  * llmem_v4l2_find_capture() - the first node, /dev/video0 up, that captures
  * video (single- or multi-planar) with streaming I/O and imports DMA-BUFs
@@ -126,7 +257,8 @@ int llmem_v4l2_format_layout(const struct llmem_v4l2_format *format,
  * @path: receives the node's path.
  * @size: bytes at @path.
  *
- * Each node is opened and closed again; one another process streams from
+ * The nodes are those llmem_v4l2_list_nodes() describes, taken by
+ * llmem_v4l2_node_captures_dmabuf(); one another process streams from
  * does not qualify.
  *
  * Return: 0; -EINVAL for a NULL @path or one too short; -ENODEV when no

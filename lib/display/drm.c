@@ -74,11 +74,18 @@ void llmem_drm_probe(int fd, struct llmem_drm_device *dev)
 	drmModePlaneResPtr planes;
 	drmModeResPtr res;
 
+	uint64_t value = 0;
+
 	if (v) {
 		snprintf(dev->driver, sizeof(dev->driver), "%s", v->name);
+		snprintf(dev->description, sizeof(dev->description), "%s", v->desc ? v->desc : "");
 		drmFreeVersion(v);
 	}
 	dev->caps = prime_caps(fd);
+	if (!drmGetCap(fd, DRM_CAP_DUMB_BUFFER, &value) && value)
+		dev->caps |= LLMEM_DRM_DUMB_BUFFERS;
+	if (!drmGetCap(fd, DRM_CAP_SYNCOBJ, &value) && value)
+		dev->caps |= LLMEM_DRM_SYNCOBJ;
 	if (!drmIsKMS(fd))
 		return;
 	dev->caps |= LLMEM_DRM_KMS;
@@ -141,11 +148,12 @@ static int cmp_u32(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* The N of every /dev/dri/cardN, sorted, in a malloc'ed *@out. */
-static int card_numbers(uint32_t **out, uint32_t *count)
+/* The N of every /dev/dri/<@prefix>N, sorted, in a malloc'ed *@out. */
+static int node_numbers(const char *prefix, uint32_t **out, uint32_t *count)
 {
 	DIR *dri = opendir("/dev/dri");
 	uint32_t *nums = NULL, n = 0, cap = 0;
+	size_t len = strlen(prefix);
 	struct dirent *e;
 
 	*out = NULL;
@@ -157,7 +165,8 @@ static int card_numbers(uint32_t **out, uint32_t *count)
 		unsigned int num;
 		char end;
 
-		if (sscanf(e->d_name, "card%u%c", &num, &end) != 1)
+		if (strncmp(e->d_name, prefix, len) || e->d_name[len] < '0' ||
+		    e->d_name[len] > '9' || sscanf(e->d_name + len, "%u%c", &num, &end) != 1)
 			continue;
 		if (n == cap) {
 			uint32_t *grown = realloc(nums, (cap = cap ? cap * 2 : 8) * sizeof(*nums));
@@ -178,21 +187,23 @@ static int card_numbers(uint32_t **out, uint32_t *count)
 	return 0;
 }
 
-LLMEM_PUBLIC int llmem_drm_list_devices(struct llmem_drm_device *devices, uint32_t capacity)
+/* The nodes /dev/dri/<@prefix>N, probed into @devices up to @capacity. */
+static int list_nodes(const char *caller, const char *prefix, struct llmem_drm_device *devices,
+		      uint32_t capacity)
 {
 	uint32_t *nums, n;
 	int ret;
 
 	if (!devices && capacity)
-		return llmem_error(-EINVAL, "llmem_drm_list_devices: NULL devices");
-	ret = card_numbers(&nums, &n);
+		return llmem_error(-EINVAL, "%s: NULL devices", caller);
+	ret = node_numbers(prefix, &nums, &n);
 	if (ret)
 		return ret;
 	for (uint32_t i = 0; i < n && i < capacity; i++) {
 		char path[LLMEM_DRM_PATH_LEN];
 		int fd;
 
-		snprintf(path, sizeof(path), "/dev/dri/card%u", nums[i]);
+		snprintf(path, sizeof(path), "/dev/dri/%s%u", prefix, nums[i]);
 		devices[i] = (struct llmem_drm_device){ 0 };
 		snprintf(devices[i].path, sizeof(devices[i].path), "%s", path);
 		fd = open(path, O_RDWR | O_CLOEXEC);
@@ -205,6 +216,16 @@ LLMEM_PUBLIC int llmem_drm_list_devices(struct llmem_drm_device *devices, uint32
 	}
 	free(nums);
 	return (int)n;
+}
+
+LLMEM_PUBLIC int llmem_drm_list_devices(struct llmem_drm_device *devices, uint32_t capacity)
+{
+	return list_nodes("llmem_drm_list_devices", "card", devices, capacity);
+}
+
+LLMEM_PUBLIC int llmem_drm_list_render_nodes(struct llmem_drm_device *devices, uint32_t capacity)
+{
+	return list_nodes("llmem_drm_list_render_nodes", "renderD", devices, capacity);
 }
 
 int llmem_drm_object_props(int fd, uint32_t obj, uint32_t type, const char *const *names,

@@ -15,11 +15,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <llmem/v4l2.h>
+
 #include "base/error.h"
 #include "video/codec.h"
 
-/* /dev/video0 to /dev/video255, as the kernel numbers V4L2 nodes. */
-#define MAX_NODES 256
+/* Room for any /dev/videoN a finder returns. */
+#define MIN_PATH 32
 
 const char *llmem_codec_fourcc_str(uint32_t fourcc, char buf[5])
 {
@@ -60,72 +62,43 @@ static uint32_t queue_type(bool mplane, bool output)
 	return output ? V4L2_BUF_TYPE_VIDEO_OUTPUT : V4L2_BUF_TYPE_VIDEO_CAPTURE;
 }
 
-/* Whether the node's queue @type lists @fourcc (true for 0), and in
- * @compressed whether it lists any compressed format.  An ENUM_FMT that
- * fails other than with EINVAL, the end of the list, leaves its error in
- * @err (when none is there yet). */
-static bool queue_formats(int fd, uint32_t type, uint32_t fourcc, bool *compressed, int *err)
+/* Whether queue @q lists @fourcc (true for 0), and in @compressed whether
+ * it lists any compressed format. */
+static bool queue_lists(const struct llmem_v4l2_queue_info *q, uint32_t fourcc, bool *compressed)
 {
-	struct v4l2_fmtdesc d = { .type = type };
 	bool found = !fourcc;
-	int ret;
 
 	*compressed = false;
-	for (d.index = 0; (ret = llmem_codec_xioctl(fd, VIDIOC_ENUM_FMT, &d)) == 0; d.index++) {
-		if (d.flags & V4L2_FMT_FLAG_COMPRESSED)
+	for (uint32_t i = 0; i < q->num_formats; i++) {
+		if (q->formats[i].flags & V4L2_FMT_FLAG_COMPRESSED)
 			*compressed = true;
-		if (d.pixelformat == fourcc)
+		if (q->formats[i].fourcc == fourcc)
 			found = true;
 	}
-	if (ret != -EINVAL && !*err)
-		*err = ret;
 	return found;
 }
 
-/* Whether the node's queue @type takes DMA-BUFs, and whether it demands
- * media requests (a stateless decoder). */
-static bool queue_caps(int fd, uint32_t type, bool *requests)
-{
-	struct v4l2_requestbuffers req = { .type = type, .memory = V4L2_MEMORY_MMAP };
-
-	*requests = false;
-	/* A request of no buffers allocates nothing and reports the queue's caps. */
-	if (llmem_codec_xioctl(fd, VIDIOC_REQBUFS, &req))
-		return false;
-	*requests = req.capabilities & V4L2_BUF_CAP_SUPPORTS_REQUESTS;
-	return req.capabilities & V4L2_BUF_CAP_SUPPORTS_DMABUF;
-}
-
 /*
- * The node's kind (0: none), whether multi-planar, and whether it matches
- * @info; in @err the errno of a QUERYCAP or ENUM_FMT that gave no answer,
- * when the node could not be told apart (0 otherwise).
+ * The kind of the node llmem_v4l2_list_nodes() described (0: none), and
+ * whether it matches @info; in @err the errno of a QUERYCAP or ENUM_FMT
+ * that gave no answer, when the node could not be told apart (0
+ * otherwise).
  */
-static uint32_t classify(int fd, const struct llmem_codec_find_info *info, bool *mplane,
-			 bool *matches, char driver[16], int *err)
+static uint32_t classify(const struct llmem_v4l2_node *node,
+			 const struct llmem_codec_find_info *info, bool *matches, int *err)
 {
-	struct v4l2_capability cap = { 0 };
-	bool out_comp, cap_comp, out_fmt, cap_fmt, raw_out, raw_cap, requests, dummy, dmabuf;
-	uint32_t caps, kind;
+	const struct llmem_v4l2_queue_info *out = &node->queues[0], *cap = &node->queues[1];
+	bool out_comp, cap_comp, out_fmt, cap_fmt, raw_out, raw_cap, dummy, dmabuf;
+	uint32_t kind;
 
 	*matches = false;
-	*err = llmem_codec_xioctl(fd, VIDIOC_QUERYCAP, &cap);
 	/* ENOTTY: not a V4L2 node at all, which is an answer. */
-	if (*err == -ENOTTY)
-		*err = 0;
-	if (*err)
+	*err = node->error == -ENOTTY ? 0 : node->error;
+	if (node->error || !node->streaming || node->role != LLMEM_V4L2_ROLE_M2M)
 		return 0;
-	caps = cap.capabilities & V4L2_CAP_DEVICE_CAPS ? cap.device_caps : cap.capabilities;
-	if (!(caps & V4L2_CAP_STREAMING) ||
-	    !(caps & (V4L2_CAP_VIDEO_M2M | V4L2_CAP_VIDEO_M2M_MPLANE)))
-		return 0;
-	memcpy(driver, cap.driver, 15);
-	driver[15] = '\0';
-	*mplane = caps & V4L2_CAP_VIDEO_M2M_MPLANE;
-	out_fmt = queue_formats(fd, queue_type(*mplane, true), info ? info->coded_fourcc : 0,
-				&out_comp, err);
-	cap_fmt = queue_formats(fd, queue_type(*mplane, false), info ? info->coded_fourcc : 0,
-				&cap_comp, err);
+	*err = out->formats_error ? out->formats_error : cap->formats_error;
+	out_fmt = queue_lists(out, info ? info->coded_fourcc : 0, &out_comp);
+	cap_fmt = queue_lists(cap, info ? info->coded_fourcc : 0, &cap_comp);
 	if (out_comp && cap_comp)
 		return 0;
 	if (cap_comp)
@@ -134,19 +107,19 @@ static uint32_t classify(int fd, const struct llmem_codec_find_info *info, bool 
 		kind = LLMEM_CODEC_DECODER;
 	else
 		kind = LLMEM_CODEC_CONVERTER;
-	dmabuf = queue_caps(fd, queue_type(*mplane, true), &requests);
 	/* A decoder that demands media requests is stateless: not ours. */
-	if (kind == LLMEM_CODEC_DECODER && requests)
+	if (kind == LLMEM_CODEC_DECODER && (out->memory & LLMEM_V4L2_MEMCAP_REQUESTS))
 		return 0;
-	dmabuf = dmabuf && queue_caps(fd, queue_type(*mplane, false), &dummy);
+	dmabuf = (out->memory & LLMEM_V4L2_MEMCAP_DMABUF) &&
+		 (cap->memory & LLMEM_V4L2_MEMCAP_DMABUF);
 	if (!dmabuf || !info) {
 		*matches = dmabuf;
 		return kind;
 	}
-	raw_out = queue_formats(fd, queue_type(*mplane, true), info->raw_fourcc, &dummy, err);
-	raw_cap = queue_formats(fd, queue_type(*mplane, false), info->raw_fourcc, &dummy, err);
+	raw_out = queue_lists(out, info->raw_fourcc, &dummy);
+	raw_cap = queue_lists(cap, info->raw_fourcc, &dummy);
 	*matches = (!info->kind || info->kind == kind) &&
-		   (!info->driver || !strcmp(info->driver, driver)) &&
+		   (!info->driver || !strcmp(info->driver, node->driver)) &&
 		   (!info->coded_fourcc || (kind == LLMEM_CODEC_ENCODER ? cap_fmt : out_fmt)) &&
 		   (raw_out || raw_cap) && !(kind == LLMEM_CODEC_CONVERTER && info->coded_fourcc);
 	return kind;
@@ -155,28 +128,27 @@ static uint32_t classify(int fd, const struct llmem_codec_find_info *info, bool 
 LLMEM_PUBLIC int llmem_codec_find(const struct llmem_codec_find_info *info, char *path, size_t size)
 {
 	static const char *const kinds[] = { "codec", "encoder", "decoder", "converter" };
-	char node[32], driver[16], want[5];
+	struct llmem_v4l2_node_list *list;
+	bool matches = false;
+	char want[5];
+	uint32_t i;
+	int ret, err;
 
-	if (!path || size < sizeof(node))
+	if (!path || size < MIN_PATH)
 		return llmem_error(-EINVAL, "llmem_codec_find: %s",
 				   path ? "path too short" : "NULL path");
 	if (info && info->kind > LLMEM_CODEC_CONVERTER)
 		return llmem_error(-EINVAL, "llmem_codec_find: unknown kind %u", info->kind);
-	for (int i = 0; i < MAX_NODES; i++) {
-		bool mplane, matches;
-		int fd, err;
-
-		snprintf(node, sizeof(node), "/dev/video%d", i);
-		fd = open(node, O_RDWR | O_CLOEXEC | O_NONBLOCK);
-		if (fd < 0)
-			continue;
-		classify(fd, info, &mplane, &matches, driver, &err);
-		close(fd);
-		if (matches) {
-			snprintf(path, size, "%s", node);
-			return 0;
-		}
-	}
+	ret = llmem_v4l2_list_nodes(NULL, &list);
+	if (ret)
+		return ret;
+	for (i = 0; i < list->count && !matches; i++)
+		classify(&list->nodes[i], info, &matches, &err);
+	if (matches)
+		snprintf(path, size, "%s", list->nodes[i - 1].path);
+	llmem_v4l2_node_list_free(list);
+	if (matches)
+		return 0;
 	return llmem_error(
 		-ENODEV, "no memory-to-memory %s%s%s%s%s that imports DMA-BUFs (/dev/video*)",
 		kinds[info ? info->kind : 0], info && info->coded_fourcc ? " of " : "",
@@ -187,6 +159,7 @@ LLMEM_PUBLIC int llmem_codec_find(const struct llmem_codec_find_info *info, char
 
 LLMEM_PUBLIC int llmem_codec_open(const char *path, struct llmem_codec **out)
 {
+	struct llmem_v4l2_node_list *list;
 	struct llmem_codec *c;
 	bool matches;
 	int ret, err;
@@ -202,7 +175,13 @@ LLMEM_PUBLIC int llmem_codec_open(const char *path, struct llmem_codec **out)
 		ret = llmem_error(-errno, "open %s: %s", path, strerror(errno));
 		goto out_free;
 	}
-	c->kind = classify(c->fd, NULL, &c->mplane, &matches, c->driver, &err);
+	ret = llmem_v4l2_list_nodes(path, &list);
+	if (ret)
+		goto out_close;
+	c->kind = classify(&list->nodes[0], NULL, &matches, &err);
+	c->mplane = list->nodes[0].num_queues && list->nodes[0].queues[0].multiplanar;
+	memcpy(c->driver, list->nodes[0].driver, sizeof(c->driver));
+	llmem_v4l2_node_list_free(list);
 	if (err) {
 		ret = llmem_error(err, "%s: VIDIOC_QUERYCAP or VIDIOC_ENUM_FMT: %s", path,
 				  strerror(-err));

@@ -26,8 +26,8 @@
 #include "base/error.h"
 #include "video/v4l2.h"
 
-/* /dev/video0 to /dev/video255, as the kernel numbers V4L2 nodes. */
-#define MAX_NODES 256
+/* Room for any /dev/videoN a finder returns. */
+#define MIN_PATH 32
 
 /*
  * What an errno means coming from a streaming node, where the bare string
@@ -450,45 +450,26 @@ LLMEM_PUBLIC int llmem_v4l2_dequeue(struct llmem_v4l2 *dev, int timeout_ms,
 	return 0;
 }
 
-/* Whether the open node @fd captures with streaming I/O into DMA-BUFs. */
-static bool imports_dmabuf(int fd)
-{
-	struct v4l2_capability cap = { 0 };
-	struct v4l2_requestbuffers req = { .memory = V4L2_MEMORY_DMABUF };
-
-	if (ioctl(fd, VIDIOC_QUERYCAP, &cap) == -1)
-		return false;
-	req.type = capture_type(cap.device_caps);
-	if (!req.type)
-		return false;
-	/* A request of no buffers allocates nothing and reports what the
-	 * queue supports. */
-	return ioctl(fd, VIDIOC_REQBUFS, &req) == 0 &&
-	       (req.capabilities & V4L2_BUF_CAP_SUPPORTS_DMABUF);
-}
-
 LLMEM_PUBLIC int llmem_v4l2_find_capture(char *path, size_t size)
 {
-	char node[32];
+	struct llmem_v4l2_node_list *list;
+	uint32_t i;
+	int ret;
 
-	if (!path || size < sizeof(node))
+	if (!path || size < MIN_PATH)
 		return llmem_error(-EINVAL, "llmem_v4l2_find_capture: %s",
 				   path ? "path too short" : "NULL path");
-	for (int i = 0; i < MAX_NODES; i++) {
-		bool found;
-		int fd;
-
-		snprintf(node, sizeof(node), "/dev/video%d", i);
-		fd = open(node, O_RDWR | O_CLOEXEC | O_NONBLOCK);
-		if (fd < 0)
-			continue;
-		found = imports_dmabuf(fd);
-		close(fd);
-		if (found) {
-			snprintf(path, size, "%s", node);
-			return 0;
-		}
-	}
-	return llmem_error(-ENODEV,
-			   "no V4L2 node captures with streaming I/O into DMA-BUFs (/dev/video*)");
+	ret = llmem_v4l2_list_nodes(NULL, &list);
+	if (ret)
+		return ret;
+	for (i = 0; i < list->count; i++)
+		if (llmem_v4l2_node_captures_dmabuf(&list->nodes[i]) == 1)
+			break;
+	if (i < list->count)
+		snprintf(path, size, "%s", list->nodes[i].path);
+	else
+		ret = llmem_error(-ENODEV, "no V4L2 node captures with streaming I/O into "
+					   "DMA-BUFs (/dev/video*)");
+	llmem_v4l2_node_list_free(list);
+	return ret;
 }

@@ -257,6 +257,31 @@ static int show(struct __test_metadata *_metadata, struct llmem_display *d, stru
 	return 0;
 }
 
+/* Render nodes are listed apart from cards, vgem's among them, and none
+ * modesets. */
+TEST(render_nodes)
+{
+	struct llmem_drm_device devs[16];
+	int n = llmem_drm_list_render_nodes(devs, 16), vgem = 0;
+
+	EXPECT_EQ(llmem_drm_list_render_nodes(NULL, 1), -EINVAL);
+	EXPECT_NE(strstr(llmem_last_error(), "llmem_drm_list_render_nodes: NULL devices"), NULL);
+	EXPECT_EQ(llmem_drm_list_render_nodes(NULL, 0), n);
+	ASSERT_GE(n, 1);
+	for (int i = 0; i < n && i < 16; i++) {
+		EXPECT_EQ(strncmp(devs[i].path, "/dev/dri/renderD", 16), 0);
+		EXPECT_EQ(devs[i].error, 0);
+		EXPECT_EQ(devs[i].caps & LLMEM_DRM_KMS, 0);
+		if (strcmp(devs[i].driver, "vgem"))
+			continue;
+		vgem++;
+		EXPECT_EQ(devs[i].caps & (LLMEM_DRM_PRIME_IMPORT | LLMEM_DRM_PRIME_EXPORT),
+			  LLMEM_DRM_PRIME_IMPORT | LLMEM_DRM_PRIME_EXPORT);
+	}
+	EXPECT_EQ(vgem, 1) TH_LOG("the rig loads vgem");
+	EXPECT_EQ(llmem_drm_list_devices(NULL, 1), -EINVAL);
+}
+
 /* vkms says what it is; the display chose its pipe and the mode asked for. */
 TEST_F_TIMEOUT(display, vkms_is_a_display, 120)
 {
@@ -269,7 +294,10 @@ TEST_F_TIMEOUT(display, vkms_is_a_display, 120)
 
 	ASSERT_EQ(llmem_drm_get_device(self->path, &dev), 0);
 	EXPECT_STREQ(dev.driver, "vkms");
+	EXPECT_STRNE(dev.description, "");
 	EXPECT_EQ(dev.caps & want, want);
+	/* vkms's GEM is shmem, with dumb buffers. */
+	EXPECT_NE(dev.caps & LLMEM_DRM_DUMB_BUFFERS, 0);
 	EXPECT_GE(dev.crtcs, 1);
 	EXPECT_GE(dev.writeback_connectors, 1);
 	EXPECT_STREQ(self->info.driver, "vkms");

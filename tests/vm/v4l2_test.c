@@ -2,10 +2,11 @@
 /*
  * The V4L2 helper against vivid: negotiation, every refusal it documents,
  * the MMAP+EXPBUF path and the DMABUF path (one vivid instance captures into
- * buffers exported by the other).
+ * buffers exported by the other); the enumeration of its nodes.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -266,6 +267,88 @@ TEST_F(v4l2, dmabuf_capture_into_foreign_buffers)
 	llmem_v4l2_close(importer);
 	for (int i = 0; i < NBUFS; i++)
 		close(fds[i]);
+}
+
+/* Whether queue @q lists @fourcc. */
+static bool lists(const struct llmem_v4l2_queue_info *q, uint32_t fourcc)
+{
+	for (uint32_t i = 0; i < q->num_formats; i++)
+		if (q->formats[i].fourcc == fourcc)
+			return true;
+	return false;
+}
+
+/*
+ * The enumeration lists every vivid node that VIDIOC_QUERYCAP finds; the
+ * first capture node with YUYV and DMA-BUF import, as the finder takes it;
+ * the multi-planar instance's capture queue with NV12M; and a node asked
+ * alone as it stands in the whole list.
+ */
+TEST(list_nodes_vivid)
+{
+	char vivid[64][32], cam[32], found[32];
+	int n = video_nodes_of("vivid", vivid, 64), seen = 0, mplane = 0;
+	struct llmem_v4l2_node_list *list, *one;
+
+	ASSERT_GT(n, 0);
+	ASSERT_EQ(vivid_capture_path(0, cam, sizeof(cam)), 0);
+	ASSERT_EQ(llmem_v4l2_find_capture(found, sizeof(found)), 0);
+	EXPECT_STREQ(found, cam);
+	ASSERT_EQ(llmem_v4l2_list_nodes(NULL, &list), 0);
+	for (uint32_t i = 0; i < list->count; i++) {
+		const struct llmem_v4l2_node *node = &list->nodes[i];
+		const struct llmem_v4l2_queue_info *q = &node->queues[0];
+
+		if (strcmp(node->driver, "vivid"))
+			continue;
+		seen++;
+		EXPECT_EQ(node->error, 0);
+		for (uint32_t k = 0; k < node->num_queues; k++)
+			mplane += !node->queues[k].output && node->queues[k].multiplanar &&
+				  lists(&node->queues[k], V4L2_PIX_FMT_NV12M);
+		if (strcmp(node->path, cam))
+			continue;
+		EXPECT_EQ(node->role, LLMEM_V4L2_ROLE_CAPTURE);
+		EXPECT_EQ(node->streaming, 1);
+		ASSERT_EQ(node->num_queues, 1);
+		EXPECT_EQ(q->type, V4L2_BUF_TYPE_VIDEO_CAPTURE);
+		EXPECT_EQ(q->output, 0);
+		EXPECT_TRUE(lists(q, V4L2_PIX_FMT_YUYV));
+		EXPECT_EQ(q->formats_error, 0);
+		EXPECT_EQ(q->memory_error, 0);
+		EXPECT_EQ(q->memory & (LLMEM_V4L2_MEMCAP_MMAP | LLMEM_V4L2_MEMCAP_DMABUF),
+			  LLMEM_V4L2_MEMCAP_MMAP | LLMEM_V4L2_MEMCAP_DMABUF);
+		EXPECT_EQ(llmem_v4l2_node_captures_dmabuf(node), 1);
+		ASSERT_EQ(llmem_v4l2_list_nodes(cam, &one), 0);
+		ASSERT_EQ(one->count, 1);
+		EXPECT_STREQ(one->nodes[0].card, node->card);
+		ASSERT_EQ(one->nodes[0].queues[0].num_formats, q->num_formats);
+		EXPECT_EQ(memcmp(one->nodes[0].queues[0].formats, q->formats,
+				 q->num_formats * sizeof(q->formats[0])),
+			  0);
+		llmem_v4l2_node_list_free(one);
+	}
+	EXPECT_EQ(seen, n);
+	EXPECT_EQ(mplane, 1) TH_LOG("the rig loads vivid with multiplanar=1,1,1,2,1");
+	llmem_v4l2_node_list_free(list);
+}
+
+/* A queue with buffers of another open file answers EBUSY, and its node is
+ * then no camera to take. */
+TEST_F(v4l2, list_nodes_busy_queue)
+{
+	struct llmem_v4l2_node_list *list;
+
+	ASSERT_EQ(llmem_v4l2_set_format(self->dev, V4L2_PIX_FMT_YUYV, WIDTH, HEIGHT, NULL), 0);
+	ASSERT_GT(llmem_v4l2_request_buffers(self->dev, LLMEM_V4L2_MEMORY_MMAP, 2), 0);
+	ASSERT_EQ(llmem_v4l2_list_nodes(self->path, &list), 0);
+	ASSERT_EQ(list->count, 1);
+	ASSERT_EQ(list->nodes[0].num_queues, 1);
+	EXPECT_EQ(list->nodes[0].queues[0].memory_error, -EBUSY);
+	EXPECT_EQ(list->nodes[0].queues[0].memory, 0);
+	EXPECT_GT(list->nodes[0].queues[0].num_formats, 0);
+	EXPECT_EQ(llmem_v4l2_node_captures_dmabuf(&list->nodes[0]), 0);
+	llmem_v4l2_node_list_free(list);
 }
 
 TEST_HARNESS_MAIN
