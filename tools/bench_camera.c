@@ -155,19 +155,20 @@ static void print_row(const char *name, const struct path *p, bool copy)
 	       copy ? "copy" : llmem_backend_name(p->last.info.backend));
 }
 
-static void print_json_stat(const char *key, const struct stat3 *s)
+/* @digits after the point: microseconds take 1, ratios 4. */
+static void print_json_stat(const char *key, const struct stat3 *s, int digits)
 {
-	printf("\"%s\": {\"median\": %.1f, \"min\": %.1f, \"max\": %.1f}", key, s->median, s->min,
-	       s->max);
+	printf("\"%s\": {\"median\": %.*f, \"min\": %.*f, \"max\": %.*f}", key, digits, s->median,
+	       digits, s->min, digits, s->max);
 }
 
 static void print_json_path(const char *key, const struct path *p, bool copy)
 {
 	printf("\"%s\": {\"backend\": \"%s\", \"fps\": %.2f, ", key,
 	       copy ? "copy" : llmem_backend_name(p->last.info.backend), p->frames / p->seconds);
-	print_json_stat("cpu_us_per_frame", &p->cpu);
+	print_json_stat("cpu_us_per_frame", &p->cpu, 1);
 	printf(", ");
-	print_json_stat("cpu_us_per_frame_rounds", &p->cpu_rounds);
+	print_json_stat("cpu_us_per_frame_rounds", &p->cpu_rounds, 1);
 	printf(", \"convert_us_per_frame\": %.1f, \"bytes_copied_per_frame\": %llu}",
 	       p->convert.median, (unsigned long long)p->last.bytes_copied_per_frame);
 }
@@ -185,7 +186,7 @@ static void print_json(const struct path *zero, const struct path *copy, uint32_
 	printf(", ");
 	print_json_path("copy", copy, true);
 	printf(", \"ratio_cpu_per_frame\": %.4f, ", ratio->median);
-	print_json_stat("ratio_cpu_per_frame_rounds", ratio);
+	print_json_stat("ratio_cpu_per_frame_rounds", ratio, 4);
 	printf("}\n");
 }
 
