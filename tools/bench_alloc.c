@@ -541,8 +541,8 @@ static struct ratio ratio_of(const struct phase *a, const struct phase *b)
 			if (a->v[i][r] > 0 && b->v[i][r] > 0 && isfinite(q))
 				v[n++] = q;
 		}
-		/* A short trace frees nothing: no ratio, rather than a few. */
-		out.valid[i] = n == rounds && n > 0;
+		/* A short trace frees nothing: no ratio. */
+		out.valid[i] = n > 0;
 		if (out.valid[i])
 			out.q[i] = summarise(v, n);
 	}
