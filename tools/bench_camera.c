@@ -3,26 +3,39 @@
  * llmem bench camera: the zero-copy path against the copy path (V4L2 MMAP,
  * memcpy into a staging buffer, upload) on the same device, format and size
  * in one run.  The figure that matters is the CPU time of the pipeline
- * thread per frame, from DQBUF until the frame is converted: on lavapipe the
- * conversion itself also runs on the CPU, in the driver's threads, and is
- * reported apart.
+ * thread per frame, over the frame's whole cycle: from DQBUF through the
+ * release's QBUF, which gives the buffer back (dearer on the zero-copy
+ * path: the driver takes the DMA-BUF again).  On lavapipe the conversion
+ * itself also runs on the CPU, in the driver's threads, and is reported
+ * apart.
+ *
+ * The paths take turns in rounds, each round opening the camera afresh
+ * for each path, the order swapped every round, so that the machine's load
+ * (under QEMU's TCG the host's other work moves all the time) falls on
+ * both alike; the ratio is taken per round and its spread printed.
  */
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include <linux/videodev2.h>
 
 #include <llmem/camera.h>
+#include <llmem/error.h>
 #include <llmem/memory.h>
+#include <llmem/session.h>
 
 #include "camera.h"
 #include "commands.h"
+
+#define MAX_ROUNDS 100
 
 static struct {
 	const char *device;
 	uint32_t format;
 	uint32_t size[2];
-	uint64_t frames;
+	uint64_t frames, rounds;
 	uint64_t input;
 	uint32_t backend;
 	bool json, quiet;
@@ -31,6 +44,7 @@ static struct {
 	.format = V4L2_PIX_FMT_YUYV,
 	.size = { 1280, 720 },
 	.frames = 60,
+	.rounds = 4,
 };
 
 static const struct cli_option options[] = {
@@ -62,7 +76,15 @@ static const struct cli_option options[] = {
 	  .meta = "N",
 	  .min = 1,
 	  .max = 1000000,
-	  .help = "frames per path (default 60)" },
+	  .help = "frames per path, all rounds together (default 60)" },
+	{ .name = "rounds",
+	  .short_name = 'r',
+	  .type = CLI_UINT,
+	  .value = &args.rounds,
+	  .meta = "R",
+	  .min = 1,
+	  .max = MAX_ROUNDS,
+	  .help = "rounds the paths take turns in (default 4; no more than the frames)" },
 	CLI_OPTION_INPUT(&args.input, &args.input_given),
 	{ .name = "backend",
 	  .short_name = 'B',
@@ -76,37 +98,121 @@ static const struct cli_option options[] = {
 	{ 0 },
 };
 
-static void print_row(const char *name, const struct camera_result *r, bool copy)
+struct stat3 {
+	double median, min, max;
+};
+
+/* A path's figures over every round. */
+struct path {
+	struct camera_result last; /* the device, backend and bytes copied */
+	double *frame_cpu_us; /* every frame's, rounds one after another */
+	double round_cpu_us[MAX_ROUNDS]; /* each round's median */
+	double round_convert_us[MAX_ROUNDS];
+	uint32_t frames;
+	double seconds;
+	struct stat3 cpu, cpu_rounds, convert;
+};
+
+static int cmp_double(const void *a, const void *b)
 {
-	printf("  %-10s cpu/frame median %9.1f us  min %9.1f  max %9.1f | fps %6.1f | "
-	       "convert %9.1f us | copied %8llu B/frame | %s\n",
-	       name, r->cpu_us_median, r->cpu_us_min, r->cpu_us_max, r->frames / r->seconds,
-	       r->convert_us_median, (unsigned long long)r->bytes_copied_per_frame,
-	       copy ? "copy" : llmem_backend_name(r->info.backend));
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
 }
 
-static void print_json_path(const char *key, const struct camera_result *r, bool copy)
+/* Sorts @v. */
+static struct stat3 stats(double *v, uint32_t n)
 {
-	printf("\"%s\": {\"backend\": \"%s\", \"fps\": %.2f, \"cpu_us_per_frame\": "
-	       "{\"median\": %.1f, \"min\": %.1f, \"max\": %.1f}, \"convert_us_per_frame\": %.1f, "
-	       "\"bytes_copied_per_frame\": %llu}",
-	       key, copy ? "copy" : llmem_backend_name(r->info.backend), r->frames / r->seconds,
-	       r->cpu_us_median, r->cpu_us_min, r->cpu_us_max, r->convert_us_median,
-	       (unsigned long long)r->bytes_copied_per_frame);
+	qsort(v, n, sizeof(*v), cmp_double);
+	return (struct stat3){ .median = v[n / 2], .min = v[0], .max = v[n - 1] };
 }
 
-static void print_json(const struct camera_result *zero, const struct camera_result *copy)
+/* One round of one path, its frames appended to the path's. */
+static int run_round(struct llmem_session *session, struct camera_options *o, struct path *p,
+		     uint32_t round)
 {
-	const struct llmem_v4l2_format *f = &zero->info.format;
+	struct camera_result r;
+	int ret;
+
+	ret = camera_run_on(session, o, &r, p->frame_cpu_us + p->frames);
+	if (ret)
+		return ret;
+	p->last = r;
+	p->frames += r.frames;
+	p->seconds += r.seconds;
+	p->round_cpu_us[round] = r.cpu_us_median;
+	p->round_convert_us[round] = r.convert_us_median;
+	return 0;
+}
+
+static void print_row(const char *name, const struct path *p, bool copy)
+{
+	printf("  %-9s median %8.1f (frames %.1f-%.1f, rounds' medians %.1f-%.1f) | fps %5.1f | "
+	       "convert %8.1f | copied %8llu B/frame | %s\n",
+	       name, p->cpu.median, p->cpu.min, p->cpu.max, p->cpu_rounds.min, p->cpu_rounds.max,
+	       p->frames / p->seconds, p->convert.median,
+	       (unsigned long long)p->last.bytes_copied_per_frame,
+	       copy ? "copy" : llmem_backend_name(p->last.info.backend));
+}
+
+/* @digits after the point: microseconds take 1, ratios 4. */
+static void print_json_stat(const char *key, const struct stat3 *s, int digits)
+{
+	printf("\"%s\": {\"median\": %.*f, \"min\": %.*f, \"max\": %.*f}", key, digits, s->median,
+	       digits, s->min, digits, s->max);
+}
+
+static void print_json_path(const char *key, const struct path *p, bool copy)
+{
+	printf("\"%s\": {\"backend\": \"%s\", \"fps\": %.2f, ", key,
+	       copy ? "copy" : llmem_backend_name(p->last.info.backend), p->frames / p->seconds);
+	print_json_stat("cpu_us_per_frame", &p->cpu, 1);
+	printf(", ");
+	print_json_stat("cpu_us_per_frame_rounds", &p->cpu_rounds, 1);
+	printf(", \"convert_us_per_frame\": %.1f, \"bytes_copied_per_frame\": %llu}",
+	       p->convert.median, (unsigned long long)p->last.bytes_copied_per_frame);
+}
+
+static void print_json(const struct path *zero, const struct path *copy, uint32_t rounds,
+		       const struct stat3 *ratio, bool lavapipe)
+{
+	const struct llmem_camera_info *i = &zero->last.info;
 
 	printf("{\"device\": \"%s\", \"driver\": \"%s\", \"format\": \"%.4s\", \"width\": %u, "
-	       "\"height\": %u, \"frames\": %u, ",
-	       zero->info.device, zero->info.driver, (const char *)&f->fourcc, f->width, f->height,
-	       zero->frames);
+	       "\"height\": %u, \"frames\": %u, \"rounds\": %u, \"lavapipe\": %s, ",
+	       i->device, i->driver, (const char *)&i->format.fourcc, i->format.width,
+	       i->format.height, zero->frames, rounds, lavapipe ? "true" : "false");
 	print_json_path("zero_copy", zero, false);
 	printf(", ");
 	print_json_path("copy", copy, true);
-	printf(", \"ratio_cpu_per_frame\": %.4f}\n", zero->cpu_us_median / copy->cpu_us_median);
+	printf(", \"ratio_cpu_per_frame\": %.4f, ", ratio->median);
+	print_json_stat("ratio_cpu_per_frame_rounds", ratio, 4);
+	printf("}\n");
+}
+
+static void print_text(const struct path *zero, const struct path *copy, uint32_t rounds,
+		       const struct stat3 *ratio, bool lavapipe)
+{
+	const struct llmem_camera_info *i = &zero->last.info;
+
+	printf("camera %s, %.4s %ux%u, %u frame%s per path in %u round%s, the paths taking "
+	       "turns (zero-copy first in odd rounds)\n",
+	       i->device, (const char *)&i->format.fourcc, i->format.width, i->format.height,
+	       zero->frames, cli_plural(zero->frames), rounds, cli_plural(rounds));
+	printf("CPU time of the pipeline thread per frame, DQBUF through the release's QBUF, us; "
+	       "convert: the\nconversion's wall time (median):\n");
+	print_row("zero-copy", zero, false);
+	print_row("copy", copy, true);
+	printf("ratio zero-copy/copy, cpu/frame: median %.3f over %u round%s (%.3f-%.3f); bytes "
+	       "copied %llu vs %llu\n",
+	       ratio->median, rounds, cli_plural(rounds), ratio->min, ratio->max,
+	       (unsigned long long)zero->last.bytes_copied_per_frame,
+	       (unsigned long long)copy->last.bytes_copied_per_frame);
+	printf("left out: opening, starting, stopping and closing the camera each round; the "
+	       "conversion's own\nwork, the same on both paths, in the driver's threads%s\n",
+	       lavapipe ? " (lavapipe: the CPU does it,\nand it is the bulk of the CPU's work per "
+			  "frame: the convert column)"
+			: "");
 }
 
 static int run(const struct cli_command *cmd, int argc, char **argv)
@@ -118,12 +224,20 @@ static int run(const struct cli_command *cmd, int argc, char **argv)
 		},
 		.command = "llmem bench camera",
 	};
-	struct camera_result zero, copy;
+	struct llmem_session_create_info sci = { .app_name = "llmem bench camera" };
+	struct llmem_session_info si = { 0 };
+	struct llmem_session *session = NULL;
+	struct path paths[2] = { 0 };
+	double ratios[MAX_ROUNDS];
+	struct stat3 ratio;
+	uint32_t rounds;
+	bool lavapipe;
 	int ret;
 
 	ret = cli_parse(cmd, argc, argv);
 	if (ret <= 0)
 		return -ret;
+	rounds = (uint32_t)(args.rounds < args.frames ? args.rounds : args.frames);
 	o.create.device = args.device;
 	o.create.fourcc = args.format;
 	o.create.width = args.size[0];
@@ -132,42 +246,72 @@ static int run(const struct cli_command *cmd, int argc, char **argv)
 	o.create.input = (uint32_t)args.input;
 	if (args.input_given)
 		o.create.flags |= LLMEM_CAMERA_INPUT;
-	o.frames = (uint32_t)args.frames;
 	o.quiet = args.quiet;
-
-	if (camera_run(&o, &zero))
-		return CLI_FAILED;
-	/* The copy path on the device the zero-copy path found. */
-	o.create.device = zero.info.device;
-	o.create.flags |= LLMEM_CAMERA_COPY;
-	o.create.backend = 0;
-	if (camera_run(&o, &copy))
-		return CLI_FAILED;
-	if (args.json) {
-		print_json(&zero, &copy);
-		return CLI_OK;
+	for (int k = 0; k < 2; k++) {
+		paths[k].frame_cpu_us = calloc(args.frames, sizeof(double));
+		if (!paths[k].frame_cpu_us) {
+			ret = cli_fail(cmd, CLI_FAILED, "out of memory");
+			goto out;
+		}
 	}
-	printf("camera %s, %.4s %ux%u, %u frame%s per path (CPU times on the pipeline thread)\n",
-	       zero.info.device, (const char *)&args.format, args.size[0], args.size[1], o.frames,
-	       cli_plural(o.frames));
-	print_row("zero-copy", &zero, false);
-	print_row("copy", &copy, true);
-	printf("ratio zero-copy/copy: cpu/frame %.3f, bytes copied %llu vs %llu\n",
-	       zero.cpu_us_median / copy.cpu_us_median,
-	       (unsigned long long)zero.bytes_copied_per_frame,
-	       (unsigned long long)copy.bytes_copied_per_frame);
-	return CLI_OK;
+	ret = llmem_session_create(&sci, &session);
+	if (ret) {
+		ret = cli_fail(cmd, CLI_FAILED, "Vulkan session: %s", llmem_last_error());
+		goto out;
+	}
+	llmem_session_get_info(session, &si);
+	lavapipe = strstr(si.device_name, "llvmpipe") != NULL;
+	for (uint32_t r = 0; r < rounds; r++) {
+		o.frames = (uint32_t)(args.frames / rounds + (r < args.frames % rounds));
+		for (int turn = 0; turn < 2; turn++) {
+			int k = (int)((r + turn) % 2); /* 0 zero-copy, 1 copy */
+			struct camera_options po = o;
+
+			if (k) {
+				/* The copy path on the device the zero-copy path found. */
+				po.create.flags |= LLMEM_CAMERA_COPY;
+				po.create.backend = 0;
+			}
+			/* After the first round, the device the first run found. */
+			if (paths[0].frames || paths[1].frames) {
+				const struct path *seen = paths[0].frames ? &paths[0] : &paths[1];
+
+				po.create.device = seen->last.info.device;
+			}
+			if (run_round(session, &po, &paths[k], r)) {
+				ret = CLI_FAILED;
+				goto out;
+			}
+		}
+		ratios[r] = paths[0].round_cpu_us[r] / paths[1].round_cpu_us[r];
+	}
+	for (int k = 0; k < 2; k++) {
+		paths[k].cpu = stats(paths[k].frame_cpu_us, paths[k].frames);
+		paths[k].cpu_rounds = stats(paths[k].round_cpu_us, rounds);
+		paths[k].convert = stats(paths[k].round_convert_us, rounds);
+	}
+	ratio = stats(ratios, rounds);
+	if (args.json)
+		print_json(&paths[0], &paths[1], rounds, &ratio, lavapipe);
+	else
+		print_text(&paths[0], &paths[1], rounds, &ratio, lavapipe);
+	ret = CLI_OK;
+out:
+	llmem_session_destroy(session);
+	free(paths[0].frame_cpu_us);
+	free(paths[1].frame_cpu_us);
+	return ret;
 }
 
 const struct cli_command cmd_bench_camera = {
 	.name = "bench camera",
 	.summary = "zero-copy capture vs V4L2 MMAP + memcpy + upload",
-	.description =
-		"Captures the same frames through the zero-copy path and through the copy\n"
-		"path (the driver's own buffers, a memcpy into a staging buffer, an upload),\n"
-		"one after the other on one device, and prints the CPU time per frame of\n"
-		"each on the pipeline thread, the conversion's time, the bytes the CPU\n"
-		"copied, and the ratio of the two paths' CPU time.",
+	.description = "Captures frames through the zero-copy path and through the copy path (the\n"
+		       "driver's own buffers, a memcpy into a staging buffer, an upload) on one\n"
+		       "device, taking turns in rounds, and prints the CPU time per frame of each\n"
+		       "on the pipeline thread from DQBUF through the release's QBUF, the\n"
+		       "conversion's time, the bytes the CPU copied, and the ratio of the two\n"
+		       "paths' CPU time per round: its median, min and max.",
 	.options = options,
 	.run = run,
 };

@@ -287,11 +287,14 @@ static int measure(struct bench *b, int runs, struct figure out[PATHS])
 		if (ret)
 			return ret;
 	}
-	/* Interleaved, so that a slow phase of the machine hits every path alike. */
+	/* Interleaved, so that a slow phase of the machine hits every path alike,
+	 * the first path rotating from run to run: none always runs on what the
+	 * same neighbour left in the caches. */
 	progress_start(&pr, "llmem bench transfer", "runs", (uint64_t)runs, b->quiet);
 	for (int r = 0; r < runs; r++) {
 		progress_step(&pr, (uint64_t)r);
-		for (int p = 0; p < PATHS; p++) {
+		for (int j = 0; j < PATHS; j++) {
+			int p = (j + r) % PATHS;
 			double t0 = now_s();
 
 			ret = run_once(b, p);

@@ -134,7 +134,11 @@ static int capture(struct llmem_camera *cam, const struct camera_options *o,
 					 (const uint8_t *)f.rgba_data +
 						 r->info.rgba_layout.offset[0],
 					 r->info.rgba_layout.pitch[0]);
+		/* The release queues the buffer again: part of the frame's cycle,
+		 * and dearer on the zero-copy path (the driver maps the DMA-BUF). */
+		cpu0 = thread_cpu_us();
 		ret = llmem_camera_release(cam, &f);
+		cpu_us[n] += thread_cpu_us() - cpu0;
 		if (ret)
 			return fail(o, ret, "release frame");
 		progress_step(&p, n + 1);
@@ -161,10 +165,9 @@ static int write_pictures(const struct camera_options *o, const struct report_sh
 	return report_write_plot(path, cpu_us, convert_us, o->frames);
 }
 
-int camera_run(const struct camera_options *o, struct camera_result *r)
+int camera_run_on(struct llmem_session *session, const struct camera_options *o,
+		  struct camera_result *r, double *frame_cpu_us)
 {
-	struct llmem_session_create_info sci = { .app_name = command(o) };
-	struct llmem_session *session = NULL;
 	struct llmem_camera *cam = NULL;
 	double *cpu_us = NULL, *convert_us = NULL;
 	struct report_sheet sheet = { 0 };
@@ -187,15 +190,10 @@ int camera_run(const struct camera_options *o, struct camera_result *r)
 		fprintf(stderr, "%s: out of memory\n", command(o));
 		goto out_free;
 	}
-	ret = llmem_session_create(&sci, &session);
-	if (ret) {
-		fail(o, ret, "Vulkan session");
-		goto out_free;
-	}
 	ret = llmem_camera_open(session, &o->create, &cam);
 	if (ret) {
 		fail(o, ret, "open camera");
-		goto out_session;
+		goto out_free;
 	}
 	llmem_camera_get_info(cam, &r->info);
 	if (!o->create.device && !o->quiet)
@@ -211,23 +209,39 @@ int camera_run(const struct camera_options *o, struct camera_result *r)
 	report_sheet_fini(&sheet);
 	r->emulated = report_cpu_emulated();
 	if (!ret) {
+		if (frame_cpu_us)
+			memcpy(frame_cpu_us, cpu_us, o->frames * sizeof(*cpu_us));
 		r->cpu_us_median = median(cpu_us, r->frames);
 		r->cpu_us_min = cpu_us[0];
 		r->cpu_us_max = cpu_us[r->frames - 1];
 		r->convert_us_median = median(convert_us, r->frames);
-		/* The camera is closed before the count: its teardown is checked too. */
 	}
 	llmem_camera_close(cam);
-	if (!ret)
-		r->validation_messages = llmem_session_validation_messages(session);
-out_session:
-	llmem_session_destroy(session);
 out_free:
 	free(cpu_us);
 	free(convert_us);
 	/* A run that failed before its first frame leaves no empty folder. */
 	if (ret && made_dir)
 		rmdir(o->out_dir);
+	return ret;
+}
+
+int camera_run(const struct camera_options *o, struct camera_result *r)
+{
+	struct llmem_session_create_info sci = { .app_name = command(o) };
+	struct llmem_session *session = NULL;
+	int ret;
+
+	ret = llmem_session_create(&sci, &session);
+	if (ret) {
+		memset(r, 0, sizeof(*r));
+		return fail(o, ret, "Vulkan session");
+	}
+	ret = camera_run_on(session, o, r, NULL);
+	/* After the camera is closed: its teardown is checked too. */
+	if (!ret)
+		r->validation_messages = llmem_session_validation_messages(session);
+	llmem_session_destroy(session);
 	return ret;
 }
 

@@ -27,9 +27,11 @@ struct camera_result {
 	struct llmem_camera_info info;
 	uint32_t frames;
 	double seconds;
-	/* Per frame: CPU time of the pipeline thread from llmem_camera_next()
-	 * until the frame is converted (median, min, max), and the conversion's
-	 * wall time (median). */
+	/* Per frame: CPU time of the pipeline thread in llmem_camera_next()
+	 * (DQBUF, the copy path's memcpy and upload, the conversion submitted
+	 * and waited for) and llmem_camera_release() (the QBUF that gives the
+	 * buffer back) (median, min, max), and the conversion's wall time
+	 * (median). */
 	double cpu_us_median, cpu_us_min, cpu_us_max;
 	double convert_us_median;
 	uint64_t bytes_copied_per_frame;
@@ -56,6 +58,12 @@ extern const struct cli_choice camera_backends[];
 
 /* Return: 0, or a negative errno after printing why on stderr. */
 int camera_run(const struct camera_options *opts, struct camera_result *result);
+
+/* camera_run() in @session, which stays open for the next run; each
+ * frame's CPU time, in capture order, in @frame_cpu_us (opts->frames
+ * entries) unless NULL.  Leaves validation_messages 0. */
+int camera_run_on(struct llmem_session *session, const struct camera_options *opts,
+		  struct camera_result *result, double *frame_cpu_us);
 
 /* @result as one JSON object (docs/cli.md), to @out or to the file @path. */
 void camera_print_summary(FILE *out, const struct camera_options *opts,
