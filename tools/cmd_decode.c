@@ -31,6 +31,7 @@
 #include "codec_bufs.h"
 #include "commands.h"
 #include "fwht_feed.h"
+#include "mapped_io.h"
 #include "png_writer.h"
 #include "progress.h"
 #include "report.h"
@@ -230,9 +231,10 @@ static int use_frame(struct decode_run *r, uint32_t index, uint32_t bytesused)
 		return fail(ret, "convert on the device");
 	if (r->raw_file) {
 		llmem_buffer_invalidate(r->frame[index].buffer, 0, LLMEM_WHOLE_SIZE);
-		if (fwrite(r->frame[index].map, 1, bytesused, r->raw_file) != bytesused) {
-			fprintf(stderr, "llmem decode: writing raw.yuv: %s\n", strerror(errno));
-			return -EIO;
+		ret = mapped_fwrite(r->raw_file, r->frame[index].map, bytesused);
+		if (ret) {
+			fprintf(stderr, "llmem decode: writing raw.yuv: %s\n", strerror(-ret));
+			return ret;
 		}
 	}
 	if (!args.out)
