@@ -16,6 +16,7 @@
 
 #include "camera.h"
 #include "commands.h"
+#include "report.h"
 
 const struct cli_choice camera_formats[] = {
 	{ "YUYV", V4L2_PIX_FMT_YUYV },
@@ -197,6 +198,7 @@ static void options_to_camera(struct camera_options *o)
 static void print_human(const struct camera_options *o, const struct camera_result *r)
 {
 	const struct llmem_camera_info *i = &r->info;
+	char cpu[32], convert[32];
 
 	printf("llmem camera: %u frame%s %ux%u %.4s from %s (%s) in %.2f s (%.1f fps), %s path, "
 	       "backend %s\n",
@@ -204,10 +206,10 @@ static void print_human(const struct camera_options *o, const struct camera_resu
 	       (const char *)&i->format.fourcc, i->device, i->driver, r->seconds,
 	       r->frames / r->seconds, args.copy ? "copy" : "zero-copy",
 	       args.copy ? "copy" : llmem_backend_name(i->backend));
-	printf("  CPU per frame %.1f us (median), conversion %.1f us, %llu bytes copied per "
-	       "frame\n",
-	       r->cpu_us_median, r->convert_us_median,
-	       (unsigned long long)r->bytes_copied_per_frame);
+	report_duration(cpu, sizeof(cpu), r->cpu_us_median, "us");
+	report_duration(convert, sizeof(convert), r->convert_us_median, "us");
+	printf("  CPU per frame %s (median), conversion %s, %llu bytes copied per frame\n", cpu,
+	       convert, (unsigned long long)r->bytes_copied_per_frame);
 	if (r->frames_dropped || r->frames_corrupted)
 		printf("  the driver skipped %llu frame%s and flagged %u corrupt\n",
 		       (unsigned long long)r->frames_dropped, cli_plural(r->frames_dropped),

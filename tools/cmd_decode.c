@@ -31,6 +31,7 @@
 #include "codec_bufs.h"
 #include "commands.h"
 #include "fwht_feed.h"
+#include "mapped_io.h"
 #include "png_writer.h"
 #include "progress.h"
 #include "report.h"
@@ -88,6 +89,9 @@ struct decode_run {
 	/* results */
 	uint32_t frames, source_changes;
 	uint64_t bytes_copied;
+	/* Whole in the files so far: what a late error leaves there. */
+	uint32_t raw_written, pngs_written;
+	uint64_t raw_bytes;
 	double seconds;
 };
 
@@ -230,17 +234,22 @@ static int use_frame(struct decode_run *r, uint32_t index, uint32_t bytesused)
 		return fail(ret, "convert on the device");
 	if (r->raw_file) {
 		llmem_buffer_invalidate(r->frame[index].buffer, 0, LLMEM_WHOLE_SIZE);
-		if (fwrite(r->frame[index].map, 1, bytesused, r->raw_file) != bytesused) {
-			fprintf(stderr, "llmem decode: writing raw.yuv: %s\n", strerror(errno));
-			return -EIO;
+		ret = mapped_fwrite(r->raw_file, r->frame[index].map, bytesused);
+		if (ret) {
+			fprintf(stderr, "llmem decode: writing raw.yuv: %s\n", strerror(-ret));
+			return ret;
 		}
+		r->raw_written++;
+		r->raw_bytes += bytesused;
 	}
 	if (!args.out)
 		return 0;
 	llmem_buffer_invalidate(r->rgba, 0, LLMEM_WHOLE_SIZE);
 	snprintf(path, sizeof(path), "%s/frame-%03u.png", args.out, r->frames);
-	return write_png_rgba(path, r->rgba_map + r->rgba_layout.offset[0], r->rgba_layout.width,
-			      r->rgba_layout.height, r->rgba_layout.pitch[0]);
+	ret = write_png_rgba(path, r->rgba_map + r->rgba_layout.offset[0], r->rgba_layout.width,
+			     r->rgba_layout.height, r->rgba_layout.pitch[0]);
+	r->pngs_written += !ret;
+	return ret;
 }
 
 static double wall_s(void)
@@ -389,6 +398,32 @@ static int decode(struct decode_run *r, const char *path)
 	return ret;
 }
 
+/*
+ * After an error: raw.yuv cut where its last whole frame ends and kept with
+ * the PNGs, and a line says what they are; a run that wrote none leaves
+ * neither an empty raw.yuv nor a folder it made.
+ */
+static void keep_written(const struct decode_run *r, bool made_dir)
+{
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/raw.yuv", args.out);
+	if (args.keep_raw && (r->raw_bytes ? truncate(path, (off_t)r->raw_bytes) : unlink(path)) &&
+	    errno != ENOENT)
+		fprintf(stderr, "llmem decode: %s: %s\n", path, strerror(errno));
+	if (!r->raw_written && !r->pngs_written) {
+		if (made_dir)
+			rmdir(args.out);
+		return;
+	}
+	fprintf(stderr, "llmem decode: kept in %s what was written before the error: %u PNG%s",
+		args.out, r->pngs_written, r->pngs_written == 1 ? "" : "s");
+	if (args.keep_raw)
+		fprintf(stderr, ", raw.yuv with %u frame%s (%llu bytes)", r->raw_written,
+			r->raw_written == 1 ? "" : "s", (unsigned long long)r->raw_bytes);
+	fputs("; no summary.json\n", stderr);
+}
+
 static int run(const struct cli_command *cmd, int argc, char **argv)
 {
 	struct decode_run r = { 0 };
@@ -421,13 +456,8 @@ static int run(const struct cli_command *cmd, int argc, char **argv)
 		       llmem_codec_driver(r.feed.dec), r.seconds, args.out ? "; files in " : "",
 		       args.out ? args.out : "");
 	release(&r);
-	if (ret && made_dir) {
-		char path[4096];
-
-		snprintf(path, sizeof(path), "%s/raw.yuv", args.out);
-		unlink(path);
-		rmdir(args.out);
-	}
+	if (ret && args.out)
+		keep_written(&r, made_dir);
 	return ret ? CLI_FAILED : CLI_OK;
 }
 

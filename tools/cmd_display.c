@@ -31,6 +31,7 @@
 #include "commands.h"
 #include "display_source.h"
 #include "emit.h"
+#include "mapped_io.h"
 #include "progress.h"
 
 #define CAMERA_FRAMES 30
@@ -302,13 +303,17 @@ static int check_writeback(struct run *r, const struct display_frame *f)
 				break;
 			}
 	}
-	for (uint32_t y = 0; r->wb_file && y < wb->height; y++)
-		if (fwrite(b + (size_t)y * wb->pitch[0], 4, wb->width, r->wb_file) != wb->width) {
+	for (uint32_t y = 0; r->wb_file && y < wb->height; y++) {
+		int err = mapped_fwrite(r->wb_file, b + (size_t)y * wb->pitch[0],
+					(size_t)wb->width * 4);
+
+		if (err) {
 			fprintf(stderr, "llmem display: %s: %s\n", args.writeback_to,
-				strerror(errno));
-			ret = -EIO;
+				strerror(-err));
+			ret = err;
 			break;
 		}
+	}
 	llmem_buffer_end_cpu_access(r->wb, LLMEM_CPU_READ);
 	llmem_buffer_end_cpu_access(buf, LLMEM_CPU_READ);
 	return ret;

@@ -29,6 +29,7 @@
 
 #include "camera.h"
 #include "codec_bufs.h"
+#include "mapped_io.h"
 #include "commands.h"
 #include "mirror.h"
 #include "png_writer.h"
@@ -147,6 +148,8 @@ struct encode_run {
 	FILE *stream;
 	/* results */
 	uint32_t frames, keyframes;
+	/* Whole in the files so far: what a late error leaves there. */
+	uint32_t coded_written, raw_written, pngs_written;
 	uint64_t bitstream_bytes, bytes_copied;
 	/* What llmem.ko saw of the first frame's DMA-BUF: before the encoder
 	 * took it (the camera's own hold), while the encoder held it, and
@@ -265,13 +268,13 @@ static int take_bitstream(struct encode_run *r, bool *last)
 	bits = &r->bits[b.index];
 	if (b.bytesused[0]) {
 		llmem_buffer_invalidate(bits->buffer, 0, LLMEM_WHOLE_SIZE);
-		if (r->stream &&
-		    fwrite(bits->map, 1, b.bytesused[0], r->stream) != b.bytesused[0]) {
+		if (r->stream && (ret = mapped_fwrite(r->stream, bits->map, b.bytesused[0]))) {
 			fprintf(stderr, "llmem encode: writing the bitstream: %s\n",
-				strerror(errno));
-			return -EIO;
+				strerror(-ret));
+			return ret;
 		}
 		r->bitstream_bytes += b.bytesused[0];
+		r->coded_written += r->stream != NULL;
 		/* vicodec flags no buffer KEYFRAME; the FWHT header says it. */
 		r->keyframes += (b.flags & LLMEM_CODEC_BUF_KEYFRAME) ||
 				(fwht_frame_size(bits->map, b.bytesused[0]) &&
@@ -332,6 +335,7 @@ static int encode_one(struct encode_run *r, struct llmem_camera_frame *f, uint32
 		return fail(ret, "mirror on the device");
 	if (args.out && (ret = write_frame(r, f, n)))
 		return ret;
+	r->pngs_written += args.out != NULL;
 	if (n == 0) {
 		r->first = f->index;
 		query_tracker(p.fd, &r->before);
@@ -347,10 +351,12 @@ static int encode_one(struct encode_run *r, struct llmem_camera_frame *f, uint32
 	ret = llmem_codec_dequeue(r->enc, LLMEM_CODEC_OUTPUT, TIMEOUT_MS, &done);
 	if (ret)
 		return fail(ret, "frame back from the encoder");
-	if (r->raw_file)
-		return dmabuf_append(r->raw_file, p.fd, r->frame_map[f->index], p.bytesused,
-				     "llmem encode");
-	return 0;
+	if (r->raw_file) {
+		ret = dmabuf_append(r->raw_file, p.fd, r->frame_map[f->index], p.bytesused,
+				    "llmem encode");
+		r->raw_written += !ret;
+	}
+	return ret;
 }
 
 static int encode_frames(struct encode_run *r)
@@ -520,6 +526,44 @@ static void release(struct encode_run *r)
 	llmem_session_destroy(r->session);
 }
 
+/* @name in the --out folder, if there, cut to its first @size bytes or
+ * removed when 0. */
+static void cut_file(const char *name, uint64_t size)
+{
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/%s", args.out, name);
+	if ((size ? truncate(path, (off_t)size) : unlink(path)) && errno != ENOENT)
+		fprintf(stderr, "llmem encode: %s: %s\n", path, strerror(errno));
+}
+
+/*
+ * After an error: the whole frames written stay, cut where the last whole
+ * one ends, and a line says what they are; a run that wrote none leaves
+ * neither its empty files nor a folder it made.
+ */
+static void keep_written(const struct encode_run *r, bool made_dir)
+{
+	cut_file("stream.fwht", r->bitstream_bytes);
+	if (args.keep_raw)
+		cut_file("raw.yuv", (uint64_t)r->raw_written * r->raw.sizeimage[0]);
+	if (!r->coded_written && !r->raw_written && !r->pngs_written) {
+		if (made_dir)
+			rmdir(args.out);
+		return;
+	}
+	fprintf(stderr,
+		"llmem encode: kept in %s what was written before the error: stream.fwht with "
+		"%u frame%s (%llu bytes), %u PNG%s",
+		args.out, r->coded_written, r->coded_written == 1 ? "" : "s",
+		(unsigned long long)r->bitstream_bytes, r->pngs_written,
+		r->pngs_written == 1 ? "" : "s");
+	if (args.keep_raw)
+		fprintf(stderr, ", raw.yuv with %u frame%s", r->raw_written,
+			r->raw_written == 1 ? "" : "s");
+	fputs("; no summary.json\n", stderr);
+}
+
 static int run(const struct cli_command *cmd, int argc, char **argv)
 {
 	struct encode_run r = { 0 };
@@ -554,16 +598,8 @@ static int run(const struct cli_command *cmd, int argc, char **argv)
 		       (unsigned long long)r.bytes_copied, args.out ? "; files in " : "",
 		       args.out ? args.out : "");
 	release(&r);
-	/* A run that failed leaves no folder it made. */
-	if (ret && made_dir) {
-		char path[4096];
-
-		snprintf(path, sizeof(path), "%s/stream.fwht", args.out);
-		unlink(path);
-		snprintf(path, sizeof(path), "%s/raw.yuv", args.out);
-		unlink(path);
-		rmdir(args.out);
-	}
+	if (ret && args.out)
+		keep_written(&r, made_dir);
 	return ret ? CLI_FAILED : CLI_OK;
 }
 

@@ -19,6 +19,7 @@
 #include <llmem/share.h>
 
 #include "codec_bufs.h"
+#include "mapped_io.h"
 
 static uint32_t be32(const uint8_t *p)
 {
@@ -128,9 +129,9 @@ int dmabuf_append(FILE *f, int fd, const void *map, size_t size, const char *who
 		fprintf(stderr, "%s: DMA_BUF_IOCTL_SYNC on %d: %s\n", who, fd, strerror(-ret));
 		return ret;
 	}
-	ret = fwrite(map, 1, size, f) == size ? 0 : -EIO;
+	ret = mapped_fwrite(f, map, size);
 	if (ret)
-		fprintf(stderr, "%s: writing a raw frame: %s\n", who, strerror(errno));
+		fprintf(stderr, "%s: writing a raw frame: %s\n", who, strerror(-ret));
 	dmabuf_sync(fd, DMA_BUF_SYNC_END);
 	return ret;
 }

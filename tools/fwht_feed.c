@@ -15,6 +15,7 @@
 #include <llmem/error.h>
 
 #include "cli.h"
+#include "mapped_io.h"
 
 static int fail(const struct fwht_feed *f, int err, const char *what)
 {
@@ -142,9 +143,10 @@ static int feed_one(struct fwht_feed *f, bool *fed)
 			f->cmd, f->path, f->fed_frames, size, f->in[slot].size);
 		return -EINVAL;
 	}
-	if (pread(f->fd, f->in[slot].map, size, (off_t)f->fed) != (ssize_t)size) {
-		fprintf(stderr, "%s: %s: %s\n", f->cmd, f->path, strerror(errno));
-		return -EIO;
+	ret = mapped_pread(f->fd, f->in[slot].map, size, (off_t)f->fed);
+	if (ret) {
+		fprintf(stderr, "%s: %s: %s\n", f->cmd, f->path, strerror(-ret));
+		return ret;
 	}
 	llmem_buffer_flush(f->in[slot].buffer, 0, LLMEM_WHOLE_SIZE);
 	p = (struct llmem_codec_plane){ .fd = f->in[slot].fd, .bytesused = (uint32_t)size };

@@ -3,6 +3,7 @@
 #include <png.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "png_writer.h"
 
@@ -44,7 +45,10 @@ int write_png_rgba(const char *path, const uint8_t *rgba, uint32_t width, uint32
 	png_destroy_write_struct(&png, &info);
 	if (fclose(f) && !ret)
 		ret = -errno;
-	if (ret)
+	if (ret) {
 		fprintf(stderr, "llmem: %s: cannot write the PNG (%s)\n", path, strerror(-ret));
+		/* Half a PNG is no picture: a folder kept after an error holds whole ones. */
+		unlink(path);
+	}
 	return ret;
 }

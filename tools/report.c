@@ -5,6 +5,7 @@
  * written once at the end.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,8 +17,12 @@
 #define THUMB_MAX_WIDTH 320
 #define GAP 4
 #define PLOT_WIDTH 800
-#define PLOT_HEIGHT 320
-#define PLOT_MARGIN 56
+#define PLOT_HEIGHT 340
+/* Room for the decades' labels left, the legend above, the frames below. */
+#define PLOT_LEFT 84
+#define PLOT_RIGHT 24
+#define PLOT_TOP 56
+#define PLOT_BOTTOM 48
 
 int report_sheet_init(struct report_sheet *s, uint32_t frames, uint32_t width, uint32_t height)
 {
@@ -95,82 +100,129 @@ int report_sheet_write(const struct report_sheet *s, const char *path)
 	return write_png_rgba(path, s->rgba, s->width, s->height, s->width * 4);
 }
 
-static double max_of(const double *v, uint32_t n)
+void report_duration(char *buf, size_t size, double us, const char *micro)
 {
-	double m = 0;
-
-	for (uint32_t i = 0; i < n; i++)
-		m = v[i] > m ? v[i] : m;
-	return m;
+	if (us >= 1e6)
+		snprintf(buf, size, "%.2f s", us / 1e6);
+	else if (us >= 1e3)
+		snprintf(buf, size, "%.2f ms", us / 1e3);
+	else
+		snprintf(buf, size, "%.1f %s", us, micro);
 }
 
-/* A round step (1, 2 or 5 times a power of ten) for a handful of gridlines
- * up to @top. */
-static double grid_step(double top)
+/* A decade's label: 1, 10 or 100 of µs, ms or s. */
+static void decade_label(char *buf, size_t size, int decade)
 {
-	double step = 1;
+	static const char *const units[] = { "µs", "ms", "s" };
+	int unit = decade / 3 < 0 ? 0 : decade / 3 > 2 ? 2 : decade / 3;
+	double value = pow(10, decade - 3 * unit);
 
-	while (step > top)
-		step /= 10;
-	while (step * 10 <= top)
-		step *= 10;
-	if (top / step < 2)
-		return step / 5;
-	if (top / step < 5)
-		return step / 2;
-	return step;
+	snprintf(buf, size, "%g %s", value, units[unit]);
 }
 
-static void plot_line(FILE *f, const double *v, uint32_t n, double top, const char *colour)
+/* The decades of µs the plot spans: from below the least time to above the most. */
+static void decades(const double *a, const double *b, uint32_t n, int *lo, int *hi)
 {
-	double w = PLOT_WIDTH - 2 * PLOT_MARGIN, h = PLOT_HEIGHT - 2 * PLOT_MARGIN;
+	double least = INFINITY, most = 0;
 
+	for (uint32_t i = 0; i < 2 * n; i++) {
+		double v = i < n ? a[i] : b[i - n];
+
+		least = v > 0 && v < least ? v : least;
+		most = v > most ? v : most;
+	}
+	if (most <= 0) {
+		*lo = 0;
+		*hi = 1;
+		return;
+	}
+	*lo = (int)floor(log10(least));
+	*hi = (int)ceil(log10(most));
+	if (*hi <= *lo)
+		*hi = *lo + 1;
+}
+
+/* The y of @us on the log scale from 10^@lo to 10^@hi µs; none below the axis. */
+static double plot_y(double us, int lo, int hi)
+{
+	double h = PLOT_HEIGHT - PLOT_TOP - PLOT_BOTTOM;
+	double at = us > 0 ? (log10(us) - lo) / (hi - lo) : 0;
+
+	return PLOT_HEIGHT - PLOT_BOTTOM - h * (at < 0 ? 0 : at);
+}
+
+static double plot_x(uint32_t i, uint32_t n)
+{
+	double w = PLOT_WIDTH - PLOT_LEFT - PLOT_RIGHT;
+
+	return PLOT_LEFT + (n > 1 ? w * i / (n - 1) : w / 2);
+}
+
+static void plot_line(FILE *f, const double *v, uint32_t n, int lo, int hi, const char *colour)
+{
 	fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"", colour);
 	for (uint32_t i = 0; i < n; i++)
-		fprintf(f, "%.1f,%.1f ", PLOT_MARGIN + (n > 1 ? w * i / (n - 1) : w / 2),
-			PLOT_HEIGHT - PLOT_MARGIN - h * v[i] / top);
+		fprintf(f, "%.1f,%.1f ", plot_x(i, n), plot_y(v[i], lo, hi));
 	fprintf(f, "\"/>\n");
 }
 
+/*
+ * On a log scale: a conversion can take thousands of times the pipeline
+ * thread's CPU time (seconds against hundreds of microseconds on an emulated
+ * CPU, the first frame's more), and on a linear axis the CPU line lies flat
+ * on the floor.
+ */
 int report_write_plot(const char *path, const double *cpu_us, const double *convert_us, uint32_t n)
 {
-	double top = max_of(cpu_us, n), conv = max_of(convert_us, n), step;
 	FILE *f = fopen(path, "we");
-	int ret;
+	int lo, hi, ret;
+	char label[32];
 
 	if (!f) {
 		ret = -errno;
 		fprintf(stderr, "llmem camera: %s: %s\n", path, strerror(errno));
 		return ret;
 	}
-	top = (conv > top ? conv : top) * 1.1;
-	top = top > 0 ? top : 1;
-	step = grid_step(top);
+	decades(cpu_us, convert_us, n, &lo, &hi);
 	fprintf(f,
 		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
-		"font-family=\"sans-serif\" font-size=\"12\">\n"
+		"viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"12\">\n"
 		"<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
-		PLOT_WIDTH, PLOT_HEIGHT);
-	for (double y = 0; y <= top; y += step) {
-		double py = PLOT_HEIGHT - PLOT_MARGIN - (PLOT_HEIGHT - 2 * PLOT_MARGIN) * y / top;
+		PLOT_WIDTH, PLOT_HEIGHT, PLOT_WIDTH, PLOT_HEIGHT);
+	for (int d = lo; d <= hi; d++) {
+		double py = plot_y(pow(10, d), lo, hi);
 
+		decade_label(label, sizeof(label), d);
 		fprintf(f,
-			"<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>"
-			"<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%.0f</text>\n",
-			PLOT_MARGIN, PLOT_WIDTH - PLOT_MARGIN, py, py, PLOT_MARGIN - 6, py + 4, y);
+			"<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#bbb\"/>"
+			"<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
+			PLOT_LEFT, PLOT_WIDTH - PLOT_RIGHT, py, py, PLOT_LEFT - 6, py + 4, label);
+		/* 2 and 5 of each decade, unlabelled. */
+		for (int k = 2; d < hi && k <= 5; k += 3) {
+			py = plot_y(k * pow(10, d), lo, hi);
+			fprintf(f,
+				"<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" "
+				"stroke=\"#eee\"/>\n",
+				PLOT_LEFT, PLOT_WIDTH - PLOT_RIGHT, py, py);
+		}
 	}
-	plot_line(f, convert_us, n, top, "#2a7ab9");
-	plot_line(f, cpu_us, n, top, "#c0392b");
+	plot_line(f, convert_us, n, lo, hi, "#2a7ab9");
+	plot_line(f, cpu_us, n, lo, hi, "#c0392b");
 	fprintf(f,
-		"<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">frame (1 to %u)</text>\n"
-		"<text x=\"14\" y=\"%d\" transform=\"rotate(-90 14 %d)\" "
-		"text-anchor=\"middle\">microseconds</text>\n"
-		"<text x=\"%d\" y=\"24\" fill=\"#c0392b\">CPU time of the pipeline thread per "
+		"<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">1</text>\n"
+		"<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%u</text>\n"
+		"<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">frame</text>\n"
+		"<text x=\"16\" y=\"%d\" transform=\"rotate(-90 16 %d)\" "
+		"text-anchor=\"middle\">time per frame (log scale)</text>\n"
+		"<text x=\"%d\" y=\"20\" fill=\"#c0392b\">CPU time of the pipeline thread per "
 		"frame</text>\n"
-		"<text x=\"%d\" y=\"40\" fill=\"#2a7ab9\">conversion on the device per frame "
+		"<text x=\"%d\" y=\"38\" fill=\"#2a7ab9\">conversion on the device per frame "
 		"(wall time)</text>\n</svg>\n",
-		PLOT_WIDTH / 2, PLOT_HEIGHT - 16, n, PLOT_HEIGHT / 2, PLOT_HEIGHT / 2, PLOT_MARGIN,
-		PLOT_MARGIN);
+		plot_x(0, n), PLOT_HEIGHT - PLOT_BOTTOM + 18, plot_x(n - 1, n),
+		PLOT_HEIGHT - PLOT_BOTTOM + 18, n,
+		PLOT_LEFT + (PLOT_WIDTH - PLOT_LEFT - PLOT_RIGHT) / 2, PLOT_HEIGHT - 10,
+		PLOT_TOP + (PLOT_HEIGHT - PLOT_TOP - PLOT_BOTTOM) / 2,
+		PLOT_TOP + (PLOT_HEIGHT - PLOT_TOP - PLOT_BOTTOM) / 2, PLOT_LEFT, PLOT_LEFT);
 	if (fclose(f)) {
 		ret = -errno;
 		fprintf(stderr, "llmem camera: %s: %s\n", path, strerror(errno));
@@ -194,7 +246,8 @@ static void html_text(FILE *f, const char *s)
 }
 
 int report_write_page(const char *path, const char *title, const struct report_row *rows,
-		      uint32_t count, uint32_t frames, bool emulated)
+		      uint32_t count, const char *const *notes, uint32_t note_count,
+		      uint32_t frames)
 {
 	FILE *f = fopen(path, "we");
 	int ret;
@@ -220,14 +273,11 @@ int report_write_page(const char *path, const char *title, const struct report_r
 		fputs("</td></tr>\n", f);
 	}
 	fputs("</table>\n", f);
-	if (emulated)
-		fputs("<p>These times were taken on an emulated CPU (QEMU's TCG): the device is "
-		      "lavapipe, a Vulkan driver that runs on that CPU, so each conversion costs "
-		      "emulated CPU time and the frame rate is low. What carries over to real "
-		      "hardware is the bytes copied and the ratio of the two paths' CPU time "
-		      "per frame (<code>llmem bench camera</code>), not the absolute "
-		      "figures.</p>\n",
-		      f);
+	for (uint32_t i = 0; i < note_count; i++) {
+		fputs("<p>", f);
+		html_text(f, notes[i]);
+		fputs("</p>\n", f);
+	}
 	fputs("<h2>Contact sheet</h2>\n<img src=\"contact.png\" alt=\"the frames\">\n"
 	      "<h2>Time per frame</h2>\n<img src=\"timing.svg\" alt=\"time per frame\">\n"
 	      "<h2>Frames</h2>\n<div class=\"frames\">\n",

@@ -31,7 +31,7 @@ int report_sheet_write(const struct report_sheet *s, const char *path);
 
 /*
  * The plot: per frame, the pipeline thread's CPU time and the conversion's
- * time, in microseconds, as an SVG of two lines with axes.
+ * time, in microseconds, as an SVG of two lines on a log scale of time.
  */
 int report_write_plot(const char *path, const double *cpu_us, const double *convert_us,
 		      uint32_t frames);
@@ -39,17 +39,24 @@ int report_write_plot(const char *path, const double *cpu_us, const double *conv
 /* A line of the page's table. */
 struct report_row {
 	const char *name;
-	char value[128];
+	char value[160];
 };
 
 /*
- * The page: @title, @rows as a table, then contact.png, timing.svg, the
- * frames (frame-NNN.png, up to @frames of them) and summary.json, all by
- * relative names in the page's folder; with @emulated, what that means for
- * the times.
+ * The page: @title, @rows as a table, @notes (plain text) as paragraphs
+ * under it, then contact.png, timing.svg, the frames (frame-NNN.png, up to
+ * @frames of them) and summary.json, all by relative names in the page's
+ * folder.
  */
 int report_write_page(const char *path, const char *title, const struct report_row *rows,
-		      uint32_t count, uint32_t frames, bool emulated);
+		      uint32_t count, const char *const *notes, uint32_t note_count,
+		      uint32_t frames);
+
+/*
+ * @us as a person reads it: "408.9 @micro" below a millisecond, "6.50 ms"
+ * below a second, "1.72 s" above.
+ */
+void report_duration(char *buf, size_t size, double us, const char *micro);
 
 /*
  * Writes @dir/summary.json through @print: 0, or a negative errno after a
