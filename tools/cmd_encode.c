@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -436,10 +435,13 @@ static int open_raw(struct encode_run *r)
 	char path[4096];
 
 	for (uint32_t i = 0; i < r->info.buffers; i++) {
-		r->frame_map[i] =
-			dmabuf_map_read(r->frame_fd[i], r->raw.sizeimage[0], "llmem encode");
-		if (!r->frame_map[i])
-			return -EIO;
+		int ret = llmem_dmabuf_map(r->frame_fd[i], 0, r->raw.sizeimage[0], LLMEM_CPU_READ,
+					   &r->frame_map[i]);
+
+		if (ret) {
+			fprintf(stderr, "llmem encode: %s\n", llmem_last_error());
+			return ret;
+		}
 	}
 	snprintf(path, sizeof(path), "%s/raw.yuv", args.out);
 	r->raw_file = fopen(path, "we");
@@ -517,8 +519,7 @@ static void release(struct encode_run *r)
 	for (uint32_t i = 0; i < BITSTREAM_BUFS; i++)
 		codec_buf_free(&r->bits[i]);
 	for (uint32_t i = 0; i < LLMEM_CAMERA_MAX_BUFFERS; i++) {
-		if (r->frame_map[i])
-			munmap(r->frame_map[i], r->raw.sizeimage[0]);
+		llmem_dmabuf_unmap(r->frame_map[i], r->raw.sizeimage[0]);
 		if (r->frame_fd[i] > 0)
 			close(r->frame_fd[i]);
 	}

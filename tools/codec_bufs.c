@@ -7,11 +7,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/ioctl.h>
-#include <sys/mman.h>
 #include <unistd.h>
-
-#include <linux/dma-buf.h>
 
 #include <llmem/buffer.h>
 #include <llmem/error.h>
@@ -100,38 +96,17 @@ void codec_buf_free(struct codec_buf *b)
 	b->fd = -1;
 }
 
-void *dmabuf_map_read(int fd, size_t size, const char *who)
-{
-	void *map = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
-
-	if (map != MAP_FAILED)
-		return map;
-	fprintf(stderr, "%s: mmap of DMA-BUF %d: %s\n", who, fd, strerror(errno));
-	return NULL;
-}
-
-static int dmabuf_sync(int fd, uint64_t flags)
-{
-	struct dma_buf_sync sync = { .flags = flags | DMA_BUF_SYNC_READ };
-	int ret;
-
-	do {
-		ret = ioctl(fd, DMA_BUF_IOCTL_SYNC, &sync);
-	} while (ret && (errno == EINTR || errno == EAGAIN));
-	return ret ? -errno : 0;
-}
-
 int dmabuf_append(FILE *f, int fd, const void *map, size_t size, const char *who)
 {
-	int ret = dmabuf_sync(fd, DMA_BUF_SYNC_START);
+	int ret = llmem_dmabuf_begin_cpu_access(fd, LLMEM_CPU_READ);
 
 	if (ret) {
-		fprintf(stderr, "%s: DMA_BUF_IOCTL_SYNC on %d: %s\n", who, fd, strerror(-ret));
+		fprintf(stderr, "%s: %s\n", who, llmem_last_error());
 		return ret;
 	}
 	ret = mapped_fwrite(f, map, size);
 	if (ret)
 		fprintf(stderr, "%s: writing a raw frame: %s\n", who, strerror(-ret));
-	dmabuf_sync(fd, DMA_BUF_SYNC_END);
+	llmem_dmabuf_end_cpu_access(fd, LLMEM_CPU_READ);
 	return ret;
 }

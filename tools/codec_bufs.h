@@ -33,13 +33,8 @@ int codec_buf_alloc(struct llmem_session *session, uint32_t backend, uint32_t si
 void codec_buf_free(struct codec_buf *b);
 
 /*
- * DMA-BUF @fd's first @size bytes mapped for reading (what a codec reads of
- * it), or NULL after a message on stderr naming @who.  munmap() it.
- */
-void *dmabuf_map_read(int fd, size_t size, const char *who);
-/*
  * Appends @size bytes of DMA-BUF @fd, mapped at @map, to @f between
- * DMA_BUF_IOCTL_SYNC's start and end of a read: 0, or a negative errno
+ * the DMA-BUF's CPU-access brackets for a read: 0, or a negative errno
  * after a message on stderr naming @who.
  */
 int dmabuf_append(FILE *f, int fd, const void *map, size_t size, const char *who);
