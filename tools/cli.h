@@ -75,6 +75,56 @@ struct cli_option {
 		.help = "select the camera's video input N (default: leave the device's)"        \
 	}
 
+/*
+ * The capture and codec options, spelled once: each command gives what
+ * differs between them (its help, its limits, its choices) and keeps its
+ * own default in its args.  @given may be NULL.
+ */
+#define CLI_OPTION_DEVICE(path, text)                                                   \
+	{                                                                               \
+		.name = "device", .short_name = 'd', .type = CLI_PATH, .value = (path), \
+		.meta = "PATH", .help = (text)                                          \
+	}
+#define CLI_HELP_CAPTURE_DEVICE "the capture node; default: the first that imports DMA-BUFs"
+#define CLI_OPTION_ENCODER(path)                                                          \
+	{                                                                                 \
+		.name = "encoder", .short_name = 'e', .type = CLI_PATH, .value = (path),  \
+		.meta = "PATH",                                                           \
+		.help = "the encoder node; default: the first FWHT encoder that imports " \
+			"DMA-BUFs"                                                        \
+	}
+#define CLI_OPTION_FORMAT(fourcc, list, fourcc_given, text)                                  \
+	{                                                                                    \
+		.name = "format", .short_name = 'f', .type = CLI_CHOICE, .value = (fourcc),  \
+		.meta = "FOURCC", .choices = (list), .given = (fourcc_given), .help = (text) \
+	}
+#define CLI_OPTION_SIZE(wxh, lo, hi, wxh_given, text)                                              \
+	{                                                                                          \
+		.name = "size", .short_name = 's', .type = CLI_WXH, .value = (wxh), .meta = "WxH", \
+		.min = (lo), .max = (hi), .given = (wxh_given), .help = (text)                     \
+	}
+#define CLI_OPTION_FRAMES(n, hi, n_given, text)                                                   \
+	{                                                                                         \
+		.name = "frames", .short_name = 'n', .type = CLI_UINT, .value = (n), .meta = "N", \
+		.min = 1, .max = (hi), .given = (n_given), .help = (text)                         \
+	}
+/* Where a frame's pages come from: camera.h's camera_backends. */
+#define CLI_OPTION_BACKEND(backend, text)                                                     \
+	{                                                                                     \
+		.name = "backend", .short_name = 'B', .type = CLI_CHOICE, .value = (backend), \
+		.meta = "NAME", .choices = camera_backends, .help = (text)                    \
+	}
+#define CLI_OPTION_OUT(dir, text)                                                                  \
+	{                                                                                          \
+		.name = "out", .short_name = 'o', .type = CLI_PATH, .value = (dir), .meta = "DIR", \
+		.help = (text)                                                                     \
+	}
+#define CLI_OPTION_KEEP_RAW(flag, text)                                                   \
+	{                                                                                 \
+		.name = "keep-raw", .short_name = 'k', .type = CLI_FLAG, .value = (flag), \
+		.help = (text)                                                            \
+	}
+
 struct cli_command {
 	/* As typed after `llmem`: "camera", "bench alloc". */
 	const char *name;
