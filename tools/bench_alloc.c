@@ -35,6 +35,7 @@
 
 #include "alloc_trace.h"
 #include "commands.h"
+#include "emit.h"
 #include "progress.h"
 
 #define MAX_RUNS 101
@@ -576,10 +577,13 @@ static void print_human(const char *what, const struct summary s[3], size_t free
 	print_figure("ns per free", &s[2], frees, what);
 }
 
-static void print_json_summary(const char *key, const struct summary *s)
+static void emit_summary(struct emit *e, const char *key, const struct summary *s)
 {
-	printf("\"%s\": {\"median\": %.1f, \"min\": %.1f, \"max\": %.1f}", key, s->med, s->min,
-	       s->max);
+	emit_object(e, key);
+	emit_double(e, "median", s->med, 1);
+	emit_double(e, "min", s->min, 1);
+	emit_double(e, "max", s->max, 1);
+	emit_end(e);
 }
 
 /* "0.50000 (2.00x faster) [0.48000-0.52000]": the median of the
@@ -609,34 +613,37 @@ static void print_ratio(const char *what, const struct ratio *q)
 }
 
 /* null where there is no ratio: a trace too short to free anything times no free. */
-static void print_json_ratio(const char *key, const struct ratio *q)
+static void emit_ratio(struct emit *e, const char *key, const struct ratio *q)
 {
 	static const char *const names[3] = { "op", "alloc", "free" };
 
-	printf(", \"%s\": {", key);
+	emit_object(e, key);
 	for (int i = 0; i < 3; i++) {
 		if (q->valid[i])
-			printf("\"%s\": %.5f, ", names[i], q->q[i].med);
+			emit_double(e, names[i], q->q[i].med, 5);
 		else
-			printf("\"%s\": null, ", names[i]);
+			emit_null(e, names[i]);
 	}
-	printf("\"spread\": {");
+	emit_object(e, "spread");
 	for (int i = 0; i < 3; i++) {
-		if (q->valid[i])
-			printf("\"%s\": [%.5f, %.5f]", names[i], q->q[i].min, q->q[i].max);
-		else
-			printf("\"%s\": null", names[i]);
-		printf(i < 2 ? ", " : "}}");
+		if (!q->valid[i]) {
+			emit_null(e, names[i]);
+			continue;
+		}
+		emit_array(e, names[i]);
+		emit_double(e, NULL, q->q[i].min, 5);
+		emit_double(e, NULL, q->q[i].max, 5);
+		emit_end(e);
 	}
+	emit_end(e);
+	emit_end(e);
 }
 
-static void print_json_figures(const struct summary s[3])
+static void emit_figures(struct emit *e, const struct summary s[3])
 {
-	print_json_summary("op_ns", &s[0]);
-	printf(", ");
-	print_json_summary("alloc_ns", &s[1]);
-	printf(", ");
-	print_json_summary("free_ns", &s[2]);
+	emit_summary(e, "op_ns", &s[0]);
+	emit_summary(e, "alloc_ns", &s[1]);
+	emit_summary(e, "free_ns", &s[2]);
 }
 
 /* A session without validation: the figures are the library's, not the layer's. */
@@ -785,42 +792,51 @@ static int run(const struct cli_command *cmd, int argc, char **argv)
 	obj_peer = ratio_of(&ph[1], &ph[2]);
 
 	if (json) {
-		printf("{\"ops\": %zu, \"seed\": %d, \"checksum\": \"%016llx\", \"runs\": %d, "
-		       "\"page_size\": %llu, \"granularity\": %llu, \"clock_ns\": %.1f, "
-		       "\"virtual\": {",
-		       ops, ALLOC_TRACE_SEED, (unsigned long long)trace.checksum, runs,
-		       LLMEM_POOL_DEFAULT_PAGE_SIZE, (unsigned long long)b.granularity, b.clock_ns);
-		print_json_figures(virt);
-		printf(", \"pages_at_peak\": %u, \"peak_live_bytes\": %llu, "
-		       "\"fragmentation_at_peak\": %.4f}",
-		       b.peak_pages, (unsigned long long)b.peak_bytes, b.fragmentation);
+		struct emit e;
+		char checksum[17];
+
+		snprintf(checksum, sizeof(checksum), "%016llx", (unsigned long long)trace.checksum);
+		emit_begin(&e, stdout, true);
+		emit_uint(&e, "ops", ops);
+		emit_int(&e, "seed", ALLOC_TRACE_SEED);
+		emit_string(&e, "checksum", checksum);
+		emit_int(&e, "runs", runs);
+		emit_uint(&e, "page_size", LLMEM_POOL_DEFAULT_PAGE_SIZE);
+		emit_uint(&e, "granularity", b.granularity);
+		emit_double(&e, "clock_ns", b.clock_ns, 1);
+		emit_object(&e, "virtual");
+		emit_figures(&e, virt);
+		emit_uint(&e, "pages_at_peak", b.peak_pages);
+		emit_uint(&e, "peak_live_bytes", b.peak_bytes);
+		emit_double(&e, "fragmentation_at_peak", b.fragmentation, 4);
+		emit_end(&e);
 		if (have_obj) {
-			printf(", \"objects\": {\"device\": \"%s\", \"granularity\": %llu, "
-			       "\"runs\": %d, \"image_width\": %d, ",
-			       si.device_name, (unsigned long long)si.buffer_image_granularity,
-			       object_runs, OBJECT_IMAGE_WIDTH);
-			print_json_figures(obj);
-			printf(", ");
-			print_json_summary("buffer_alloc_ns", &obj[3]);
-			printf(", ");
-			print_json_summary("image_alloc_ns", &obj[4]);
-			printf(", \"pages_at_peak\": %u, \"peak_used_bytes\": %llu, "
-			       "\"fragmentation_at_peak\": %.4f}",
-			       b.obj_peak_pages, (unsigned long long)b.obj_peak_bytes,
-			       b.obj_fragmentation);
-			print_json_ratio("ratio_virtual_objects", &virt_obj);
+			emit_object(&e, "objects");
+			emit_string(&e, "device", si.device_name);
+			emit_uint(&e, "granularity", si.buffer_image_granularity);
+			emit_int(&e, "runs", object_runs);
+			emit_int(&e, "image_width", OBJECT_IMAGE_WIDTH);
+			emit_figures(&e, obj);
+			emit_summary(&e, "buffer_alloc_ns", &obj[3]);
+			emit_summary(&e, "image_alloc_ns", &obj[4]);
+			emit_uint(&e, "pages_at_peak", b.obj_peak_pages);
+			emit_uint(&e, "peak_used_bytes", b.obj_peak_bytes);
+			emit_double(&e, "fragmentation_at_peak", b.obj_fragmentation, 4);
+			emit_end(&e);
+			emit_ratio(&e, "ratio_virtual_objects", &virt_obj);
 		}
 		if (have_peer) {
-			printf(", \"peer\": {\"device\": \"%s\", \"memory_type\": %u, \"ops\": "
-			       "%zu, ",
-			       b.device_name, b.memory_type, peer_ops);
-			print_json_figures(peer);
-			printf("}");
-			print_json_ratio("ratio", &virt_peer);
+			emit_object(&e, "peer");
+			emit_string(&e, "device", b.device_name);
+			emit_uint(&e, "memory_type", b.memory_type);
+			emit_uint(&e, "ops", peer_ops);
+			emit_figures(&e, peer);
+			emit_end(&e);
+			emit_ratio(&e, "ratio", &virt_peer);
 			if (have_obj)
-				print_json_ratio("ratio_objects_peer", &obj_peer);
+				emit_ratio(&e, "ratio_objects_peer", &obj_peer);
 		}
-		printf("}\n");
+		emit_finish(&e);
 	} else {
 		printf("trace: %zu op%s, seed %d, checksum %016llx\n", ops, cli_plural(ops),
 		       ALLOC_TRACE_SEED, (unsigned long long)trace.checksum);

@@ -28,6 +28,7 @@
 
 #include "camera.h"
 #include "commands.h"
+#include "emit.h"
 
 #define MAX_ROUNDS 100
 
@@ -128,38 +129,47 @@ static void print_row(const char *name, const struct path *p, bool copy)
 }
 
 /* @digits after the point: microseconds take 1, ratios 4. */
-static void print_json_stat(const char *key, const struct stat3 *s, int digits)
+static void emit_stat(struct emit *e, const char *key, const struct stat3 *s, int digits)
 {
-	printf("\"%s\": {\"median\": %.*f, \"min\": %.*f, \"max\": %.*f}", key, digits, s->median,
-	       digits, s->min, digits, s->max);
+	emit_object(e, key);
+	emit_double(e, "median", s->median, digits);
+	emit_double(e, "min", s->min, digits);
+	emit_double(e, "max", s->max, digits);
+	emit_end(e);
 }
 
-static void print_json_path(const char *key, const struct path *p, bool copy)
+static void emit_path(struct emit *e, const char *key, const struct path *p, bool copy)
 {
-	printf("\"%s\": {\"backend\": \"%s\", \"fps\": %.2f, ", key,
-	       copy ? "copy" : llmem_backend_name(p->last.info.backend), p->frames / p->seconds);
-	print_json_stat("cpu_us_per_frame", &p->cpu, 1);
-	printf(", ");
-	print_json_stat("cpu_us_per_frame_rounds", &p->cpu_rounds, 1);
-	printf(", \"convert_us_per_frame\": %.1f, \"bytes_copied_per_frame\": %llu}",
-	       p->convert.median, (unsigned long long)p->last.bytes_copied_per_frame);
+	emit_object(e, key);
+	emit_string(e, "backend", copy ? "copy" : llmem_backend_name(p->last.info.backend));
+	emit_double(e, "fps", p->frames / p->seconds, 2);
+	emit_stat(e, "cpu_us_per_frame", &p->cpu, 1);
+	emit_stat(e, "cpu_us_per_frame_rounds", &p->cpu_rounds, 1);
+	emit_double(e, "convert_us_per_frame", p->convert.median, 1);
+	emit_uint(e, "bytes_copied_per_frame", p->last.bytes_copied_per_frame);
+	emit_end(e);
 }
 
 static void print_json(const struct path *zero, const struct path *copy, uint32_t rounds,
 		       const struct stat3 *ratio, bool lavapipe)
 {
 	const struct llmem_camera_info *i = &zero->last.info;
+	struct emit e;
 
-	printf("{\"device\": \"%s\", \"driver\": \"%s\", \"format\": \"%.4s\", \"width\": %u, "
-	       "\"height\": %u, \"frames\": %u, \"rounds\": %u, \"lavapipe\": %s, ",
-	       i->device, i->driver, (const char *)&i->format.fourcc, i->format.width,
-	       i->format.height, zero->frames, rounds, lavapipe ? "true" : "false");
-	print_json_path("zero_copy", zero, false);
-	printf(", ");
-	print_json_path("copy", copy, true);
-	printf(", \"ratio_cpu_per_frame\": %.4f, ", ratio->median);
-	print_json_stat("ratio_cpu_per_frame_rounds", ratio, 4);
-	printf("}\n");
+	emit_begin(&e, stdout, true);
+	emit_string(&e, "device", i->device);
+	emit_string(&e, "driver", i->driver);
+	emit_fourcc(&e, "format", i->format.fourcc);
+	emit_uint(&e, "width", i->format.width);
+	emit_uint(&e, "height", i->format.height);
+	emit_uint(&e, "frames", zero->frames);
+	emit_uint(&e, "rounds", rounds);
+	emit_bool(&e, "lavapipe", lavapipe);
+	emit_path(&e, "zero_copy", zero, false);
+	emit_path(&e, "copy", copy, true);
+	emit_double(&e, "ratio_cpu_per_frame", ratio->median, 4);
+	emit_stat(&e, "ratio_cpu_per_frame_rounds", ratio, 4);
+	emit_finish(&e);
 }
 
 static void print_text(const struct path *zero, const struct path *copy, uint32_t rounds,

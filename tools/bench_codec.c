@@ -38,6 +38,7 @@
 
 #include "codec_bufs.h"
 #include "commands.h"
+#include "emit.h"
 #include "progress.h"
 
 #define TIMEOUT_MS 10000
@@ -413,19 +414,47 @@ static int setup(struct bench *b)
 	return capture(b);
 }
 
-static void print_path(const char *name, const struct path_result *r, bool last)
+static void emit_path(struct emit *e, const char *name, const struct path_result *r)
 {
-	printf("\"%s\": {", name);
-	for (int p = 0; p < PHASES; p++)
-		printf("\"%s_cpu_us_per_frame\": {\"median\": %.1f, \"min\": %.1f, \"max\": "
-		       "%.1f}, ",
-		       phase_names[p], r->phase[p].median, r->phase[p].min, r->phase[p].max);
-	printf("\"user_us_per_frame\": %.1f, \"system_us_per_frame\": %.1f, "
-	       "\"other_threads_us_per_frame\": %.1f, \"bytes_copied_per_frame\": %llu, "
-	       "\"bitstream_bytes\": %llu}%s",
-	       r->user_us, r->system_us, r->other_threads_us,
-	       (unsigned long long)r->bytes_copied_per_frame,
-	       (unsigned long long)r->bitstream_bytes, last ? "" : ", ");
+	char key[32];
+
+	emit_object(e, name);
+	for (int p = 0; p < PHASES; p++) {
+		snprintf(key, sizeof(key), "%s_cpu_us_per_frame", phase_names[p]);
+		emit_object(e, key);
+		emit_double(e, "median", r->phase[p].median, 1);
+		emit_double(e, "min", r->phase[p].min, 1);
+		emit_double(e, "max", r->phase[p].max, 1);
+		emit_end(e);
+	}
+	emit_double(e, "user_us_per_frame", r->user_us, 1);
+	emit_double(e, "system_us_per_frame", r->system_us, 1);
+	emit_double(e, "other_threads_us_per_frame", r->other_threads_us, 1);
+	emit_uint(e, "bytes_copied_per_frame", r->bytes_copied_per_frame);
+	emit_uint(e, "bitstream_bytes", r->bitstream_bytes);
+	emit_end(e);
+}
+
+static void print_json(const struct bench *b, const struct path_result *zero,
+		       const struct path_result *copy, double submit, double total)
+{
+	struct emit e;
+
+	emit_begin(&e, stdout, true);
+	emit_string(&e, "camera", b->info.device);
+	emit_string(&e, "camera_driver", b->info.driver);
+	emit_string(&e, "backend", llmem_backend_name(b->info.backend));
+	emit_string(&e, "encoder", b->encoder);
+	emit_string(&e, "format", "YUYV");
+	emit_uint(&e, "width", b->info.format.width);
+	emit_uint(&e, "height", b->info.format.height);
+	emit_uint(&e, "frames", args.frames);
+	emit_uint(&e, "captured_frames", b->frames);
+	emit_path(&e, "zero_copy", zero);
+	emit_path(&e, "copy", copy);
+	emit_double(&e, "ratio_submit_cpu_per_frame", submit, 4);
+	emit_double(&e, "ratio_cpu_per_frame", total, 4);
+	emit_finish(&e);
 }
 
 static void print_result(const struct bench *b, const struct path_result *zero,
@@ -435,16 +464,7 @@ static void print_result(const struct bench *b, const struct path_result *zero,
 	double total = zero->phase[TOTAL].median / copy->phase[TOTAL].median;
 
 	if (args.json) {
-		printf("{\"camera\": \"%s\", \"camera_driver\": \"%s\", \"backend\": \"%s\", "
-		       "\"encoder\": \"%s\", \"format\": \"YUYV\", \"width\": %u, \"height\": %u, "
-		       "\"frames\": %llu, \"captured_frames\": %u, ",
-		       b->info.device, b->info.driver, llmem_backend_name(b->info.backend),
-		       b->encoder, b->info.format.width, b->info.format.height,
-		       (unsigned long long)args.frames, b->frames);
-		print_path("zero_copy", zero, false);
-		print_path("copy", copy, false);
-		printf("\"ratio_submit_cpu_per_frame\": %.4f, \"ratio_cpu_per_frame\": %.4f}\n",
-		       submit, total);
+		print_json(b, zero, copy, submit, total);
 		return;
 	}
 	printf("llmem bench codec: %u frame%s %ux%u YUYV captured by %s (%s, %s pages), encoded "

@@ -23,6 +23,7 @@
 #include <linux/udmabuf.h>
 
 #include "commands.h"
+#include "emit.h"
 #include "progress.h"
 
 #define PAGE 4096UL
@@ -232,25 +233,36 @@ static void measure(const int devs[NR_PATHS], size_t c, struct progress *pr, uin
 
 static void print_json(const struct figure f[NR_CASES][NR_PATHS])
 {
-	printf("{\"cases\": [");
+	char key[32];
+	struct emit e;
+
+	emit_begin(&e, stdout, true);
+	emit_array(&e, "cases");
 	for (size_t c = 0; c < nr_cases(); c++) {
-		printf("%s{\"size\": %zu, \"map_only\": %s, \"runs\": %d", c ? ", " : "",
-		       cases[c].size, cases[c].map_only ? "true" : "false", reps_of(c));
+		emit_object(&e, NULL);
+		emit_uint(&e, "size", cases[c].size);
+		emit_bool(&e, "map_only", cases[c].map_only);
+		emit_int(&e, "runs", reps_of(c));
 		for (int p = 0; p < NR_PATHS; p++) {
-			if (f[c][p].why)
-				printf(", \"%s\": null", path_names[p]);
-			else
-				printf(", \"%s\": {\"median_us\": %.1f, \"min_us\": %.1f, "
-				       "\"max_us\": %.1f}",
-				       path_names[p], f[c][p].med, f[c][p].min, f[c][p].max);
+			if (f[c][p].why) {
+				emit_null(&e, path_names[p]);
+				continue;
+			}
+			emit_object(&e, path_names[p]);
+			emit_double(&e, "median_us", f[c][p].med, 1);
+			emit_double(&e, "min_us", f[c][p].min, 1);
+			emit_double(&e, "max_us", f[c][p].max, 1);
+			emit_end(&e);
 		}
-		for (int p = HEAP; p < NR_PATHS; p++)
-			if (!f[c][LLMEM].why && !f[c][p].why)
-				printf(", \"ratio_llmem_%s\": %.3f", path_names[p],
-				       f[c][LLMEM].med / f[c][p].med);
-		printf("}");
+		for (int p = HEAP; p < NR_PATHS; p++) {
+			if (f[c][LLMEM].why || f[c][p].why)
+				continue;
+			snprintf(key, sizeof(key), "ratio_llmem_%s", path_names[p]);
+			emit_double(&e, key, f[c][LLMEM].med / f[c][p].med, 3);
+		}
+		emit_end(&e);
 	}
-	printf("]}\n");
+	emit_finish(&e);
 }
 
 static void print_human(const struct figure f[NR_CASES][NR_PATHS])

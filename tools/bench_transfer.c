@@ -20,6 +20,7 @@
 #include <llmem/transfer.h>
 
 #include "commands.h"
+#include "emit.h"
 #include "progress.h"
 
 #define MAX_RUNS 64
@@ -392,20 +393,30 @@ static const struct cli_option options[] = {
 static void print_json(const struct bench *b, const struct llmem_session_info *info,
 		       const struct figure *f, int runs)
 {
-	printf("{\"device\": \"%s\", \"driver\": \"%s\", \"size\": %llu, \"runs\": %d, "
-	       "\"chunk\": %llu, \"paths\": {",
-	       info->device_name, info->driver_name, (unsigned long long)b->size, runs,
-	       (unsigned long long)b->chunk);
-	for (int p = 0, n = 0; p < PATHS; p++) {
+	struct emit e;
+
+	emit_begin(&e, stdout, true);
+	emit_string(&e, "device", info->device_name);
+	emit_string(&e, "driver", info->driver_name);
+	emit_uint(&e, "size", b->size);
+	emit_int(&e, "runs", runs);
+	emit_uint(&e, "chunk", b->chunk);
+	emit_object(&e, "paths");
+	for (int p = 0; p < PATHS; p++) {
 		if (p == HOSTPTR_UPLOAD && !b->wrapped)
 			continue;
-		printf("%s\"%s\": {\"median_gbs\": %.6g, \"min_gbs\": %.6g, \"max_gbs\": %.6g}",
-		       n++ ? ", " : "", names[p], f[p].med, f[p].min, f[p].max);
+		emit_object(&e, names[p]);
+		emit_double_sig(&e, "median_gbs", f[p].med, 6);
+		emit_double_sig(&e, "min_gbs", f[p].min, 6);
+		emit_double_sig(&e, "max_gbs", f[p].max, 6);
+		emit_end(&e);
 	}
-	printf("}, \"ratio_staging_upload_copy\": %.4f, \"ratio_staging_upload_chunked\": %.4f, "
-	       "\"ratio_staging_upload_memcpy\": %.4f}\n",
-	       f[STAGED_WRITE].med / f[COPY_BUFFER].med, f[STAGED_WRITE].med / f[CHUNKED_COPY].med,
-	       f[STAGED_WRITE].med / f[MEMCPY].med);
+	emit_end(&e);
+	emit_double(&e, "ratio_staging_upload_copy", f[STAGED_WRITE].med / f[COPY_BUFFER].med, 4);
+	emit_double(&e, "ratio_staging_upload_chunked", f[STAGED_WRITE].med / f[CHUNKED_COPY].med,
+		    4);
+	emit_double(&e, "ratio_staging_upload_memcpy", f[STAGED_WRITE].med / f[MEMCPY].med, 4);
+	emit_finish(&e);
 }
 
 /* @bytes in the largest binary unit it fills, with as many digits as it needs. */

@@ -19,6 +19,7 @@
 #include <llmem/share.h>
 
 #include "camera.h"
+#include "emit.h"
 #include "png_writer.h"
 #include "progress.h"
 #include "report.h"
@@ -250,27 +251,39 @@ void camera_print_summary(FILE *f, const struct camera_options *o, const struct 
 	const struct llmem_camera_info *i = &r->info;
 	bool copy = o->create.flags & LLMEM_CAMERA_COPY;
 
-	fprintf(f,
-		"{\n  \"device\": \"%s\",\n  \"driver\": \"%s\",\n  \"format\": \"%.4s\",\n"
-		"  \"width\": %u,\n  \"height\": %u,\n  \"bytesperline\": %u,\n"
-		"  \"sizeimage\": %u,\n  \"mem_planes\": %u,\n  \"path\": \"%s\",\n"
-		"  \"backend\": \"%s\",\n  \"contiguous\": %s,\n  \"buffers\": %u,\n"
-		"  \"frames_per_page\": %u,\n  \"frames\": %u,\n  \"frames_dropped\": %llu,\n"
-		"  \"frames_corrupted\": %u,\n  \"seconds\": %.3f,\n  \"fps\": %.2f,\n"
-		"  \"cpu_us_per_frame\": {\"median\": %.1f, \"min\": %.1f, \"max\": %.1f},\n"
-		"  \"convert_us_per_frame\": %.1f,\n  \"bytes_copied_per_frame\": %llu,\n"
-		"  \"importer_vmaps\": %lld,\n  \"importer_attachments\": %lld,\n"
-		"  \"validation_messages\": %lld,\n  \"emulated_cpu\": %s\n}\n",
-		i->device, i->driver, (const char *)&i->format.fourcc, i->format.width,
-		i->format.height, i->format.bytesperline, i->format.sizeimage, i->format.mem_planes,
-		copy ? "copy" : "zero-copy", copy ? "copy" : llmem_backend_name(i->backend),
-		i->flags & LLMEM_CAMERA_CONTIGUOUS ? "true" : "false", i->buffers,
-		i->frames_per_page, r->frames, (unsigned long long)r->frames_dropped,
-		r->frames_corrupted, r->seconds, r->seconds > 0 ? r->frames / r->seconds : 0.0,
-		r->cpu_us_median, r->cpu_us_min, r->cpu_us_max, r->convert_us_median,
-		(unsigned long long)r->bytes_copied_per_frame, (long long)r->importer_vmaps,
-		(long long)r->importer_attachments, (long long)r->validation_messages,
-		r->emulated ? "true" : "false");
+	struct emit e;
+
+	emit_begin(&e, f, true);
+	emit_string(&e, "device", i->device);
+	emit_string(&e, "driver", i->driver);
+	emit_fourcc(&e, "format", i->format.fourcc);
+	emit_uint(&e, "width", i->format.width);
+	emit_uint(&e, "height", i->format.height);
+	emit_uint(&e, "bytesperline", i->format.bytesperline);
+	emit_uint(&e, "sizeimage", i->format.sizeimage);
+	emit_uint(&e, "mem_planes", i->format.mem_planes);
+	emit_string(&e, "path", copy ? "copy" : "zero-copy");
+	emit_string(&e, "backend", copy ? "copy" : llmem_backend_name(i->backend));
+	emit_bool(&e, "contiguous", i->flags & LLMEM_CAMERA_CONTIGUOUS);
+	emit_uint(&e, "buffers", i->buffers);
+	emit_uint(&e, "frames_per_page", i->frames_per_page);
+	emit_uint(&e, "frames", r->frames);
+	emit_uint(&e, "frames_dropped", r->frames_dropped);
+	emit_uint(&e, "frames_corrupted", r->frames_corrupted);
+	emit_double(&e, "seconds", r->seconds, 3);
+	emit_double(&e, "fps", r->seconds > 0 ? r->frames / r->seconds : 0.0, 2);
+	emit_object(&e, "cpu_us_per_frame");
+	emit_double(&e, "median", r->cpu_us_median, 1);
+	emit_double(&e, "min", r->cpu_us_min, 1);
+	emit_double(&e, "max", r->cpu_us_max, 1);
+	emit_end(&e);
+	emit_double(&e, "convert_us_per_frame", r->convert_us_median, 1);
+	emit_uint(&e, "bytes_copied_per_frame", r->bytes_copied_per_frame);
+	emit_int(&e, "importer_vmaps", r->importer_vmaps);
+	emit_int(&e, "importer_attachments", r->importer_attachments);
+	emit_int(&e, "validation_messages", r->validation_messages);
+	emit_bool(&e, "emulated_cpu", r->emulated);
+	emit_finish(&e);
 }
 
 int camera_write_summary(const char *path, const struct camera_options *o,

@@ -30,6 +30,7 @@
 #include "camera.h"
 #include "codec_bufs.h"
 #include "commands.h"
+#include "emit.h"
 #include "fwht_feed.h"
 #include "mapped_io.h"
 #include "png_writer.h"
@@ -332,18 +333,24 @@ static void print_summary(FILE *f, const void *run)
 {
 	const struct decode_run *r = run;
 
-	fprintf(f,
-		"{\n  \"input\": \"%s\",\n  \"decoder\": \"%s\",\n  \"decoder_driver\": \"%s\",\n"
-		"  \"codec\": \"FWHT\",\n  \"format\": \"%.4s\",\n  \"width\": %u,\n"
-		"  \"height\": %u,\n  \"input_frames\": %u,\n  \"frames\": %u,\n"
-		"  \"source_changes\": %u,\n  \"bitstream_bytes\": %llu,\n"
-		"  \"bytes_copied\": %llu,\n  \"seconds\": %.3f,\n"
-		"  \"validation_messages\": %lld\n}\n",
-		r->feed.path, r->feed.node, llmem_codec_driver(r->feed.dec),
-		(const char *)&r->capf.fourcc, r->capf.width, r->capf.height, r->feed.fed_frames,
-		r->frames, r->source_changes, (unsigned long long)r->feed.len,
-		(unsigned long long)r->bytes_copied, r->seconds,
-		(long long)llmem_session_validation_messages(r->session));
+	struct emit e;
+
+	emit_begin(&e, f, true);
+	emit_string(&e, "input", r->feed.path);
+	emit_string(&e, "decoder", r->feed.node);
+	emit_string(&e, "decoder_driver", llmem_codec_driver(r->feed.dec));
+	emit_string(&e, "codec", "FWHT");
+	emit_fourcc(&e, "format", r->capf.fourcc);
+	emit_uint(&e, "width", r->capf.width);
+	emit_uint(&e, "height", r->capf.height);
+	emit_uint(&e, "input_frames", r->feed.fed_frames);
+	emit_uint(&e, "frames", r->frames);
+	emit_uint(&e, "source_changes", r->source_changes);
+	emit_uint(&e, "bitstream_bytes", r->feed.len);
+	emit_uint(&e, "bytes_copied", r->bytes_copied);
+	emit_double(&e, "seconds", r->seconds, 3);
+	emit_int(&e, "validation_messages", llmem_session_validation_messages(r->session));
+	emit_finish(&e);
 }
 
 static void release(struct decode_run *r)

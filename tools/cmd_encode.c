@@ -30,6 +30,7 @@
 #include "codec_bufs.h"
 #include "mapped_io.h"
 #include "commands.h"
+#include "emit.h"
 #include "mirror.h"
 #include "png_writer.h"
 #include "progress.h"
@@ -367,24 +368,29 @@ static void print_summary(FILE *f, const void *run)
 {
 	const struct encode_run *r = run;
 
-	fprintf(f,
-		"{\n  \"camera\": \"%s\",\n  \"camera_driver\": \"%s\",\n  \"encoder\": \"%s\",\n"
-		"  \"encoder_driver\": \"%s\",\n  \"format\": \"%.4s\",\n  \"codec\": \"FWHT\",\n"
-		"  \"width\": %u,\n  \"height\": %u,\n  \"backend\": \"%s\",\n"
-		"  \"process\": \"%s\",\n  \"frames\": %u,\n  \"keyframes\": %u,\n"
-		"  \"bitstream_bytes\": %llu,\n  \"bytes_copied\": %llu,\n"
-		"  \"codec_vmaps\": %lld,\n  \"codec_attachments\": %lld,\n"
-		"  \"codec_vmaps_after_stop\": %lld,\n  \"seconds\": %.3f,\n"
-		"  \"validation_messages\": %lld\n}\n",
-		r->info.device, r->info.driver, r->encoder, r->encoder_driver,
-		(const char *)&r->info.format.fourcc, r->info.format.width, r->info.format.height,
-		llmem_backend_name(r->info.backend),
-		args.process == PROCESS_MIRROR ? "mirror" : "none", r->frames, r->keyframes,
-		(unsigned long long)r->bitstream_bytes, (unsigned long long)r->bytes_copied,
-		(long long)count_diff(r->held.vmaps, r->before.vmaps),
-		(long long)count_diff(r->held.attachments, r->before.attachments),
-		(long long)count_diff(r->after.vmaps, r->before.vmaps), r->seconds,
-		(long long)llmem_session_validation_messages(r->session));
+	struct emit e;
+
+	emit_begin(&e, f, true);
+	emit_string(&e, "camera", r->info.device);
+	emit_string(&e, "camera_driver", r->info.driver);
+	emit_string(&e, "encoder", r->encoder);
+	emit_string(&e, "encoder_driver", r->encoder_driver);
+	emit_fourcc(&e, "format", r->info.format.fourcc);
+	emit_string(&e, "codec", "FWHT");
+	emit_uint(&e, "width", r->info.format.width);
+	emit_uint(&e, "height", r->info.format.height);
+	emit_string(&e, "backend", llmem_backend_name(r->info.backend));
+	emit_string(&e, "process", args.process == PROCESS_MIRROR ? "mirror" : "none");
+	emit_uint(&e, "frames", r->frames);
+	emit_uint(&e, "keyframes", r->keyframes);
+	emit_uint(&e, "bitstream_bytes", r->bitstream_bytes);
+	emit_uint(&e, "bytes_copied", r->bytes_copied);
+	emit_int(&e, "codec_vmaps", count_diff(r->held.vmaps, r->before.vmaps));
+	emit_int(&e, "codec_attachments", count_diff(r->held.attachments, r->before.attachments));
+	emit_int(&e, "codec_vmaps_after_stop", count_diff(r->after.vmaps, r->before.vmaps));
+	emit_double(&e, "seconds", r->seconds, 3);
+	emit_int(&e, "validation_messages", llmem_session_validation_messages(r->session));
+	emit_finish(&e);
 }
 
 /* Each frame's DMA-BUF mapped, and raw.yuv open, for --keep-raw. */

@@ -81,13 +81,11 @@ static int camera_stop(struct display_source *s)
 static void camera_emit(const struct display_source *s, struct emit *e)
 {
 	const struct camera_source *c = (const struct camera_source *)s;
-	char fourcc[5] = { 0 };
 
-	memcpy(fourcc, &c->info.format.fourcc, 4);
 	emit_object(e, "camera");
 	emit_string(e, "device", c->info.device);
 	emit_string(e, "driver", c->info.driver);
-	emit_string(e, "format", fourcc);
+	emit_fourcc(e, "format", c->info.format.fourcc);
 	emit_string(e, "rgba_backend", llmem_backend_name(c->info.rgba_backend));
 	emit_end(e);
 }

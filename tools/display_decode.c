@@ -256,15 +256,13 @@ static void decode_emit(const struct display_source *s, struct emit *e)
 {
 	const struct decode_source *d = (const struct decode_source *)s;
 	struct llmem_memory_info mi = { 0 };
-	char fourcc[5] = { 0 };
 
-	memcpy(fourcc, &d->fourcc, 4);
 	llmem_memory_get_info(d->frame[0].memory, &mi);
 	emit_object(e, "decoder");
 	emit_string(e, "input", d->feed.path);
 	emit_string(e, "device", d->feed.node);
 	emit_string(e, "driver", llmem_codec_driver(d->feed.dec));
-	emit_string(e, "format", fourcc);
+	emit_fourcc(e, "format", d->fourcc);
 	emit_bool(e, "converted", d->convert);
 	emit_string(e, "backend", llmem_backend_name(mi.backend));
 	emit_uint(e, "input_frames", d->feed.fed_frames);

@@ -6,6 +6,8 @@
  * key.
  */
 #include <inttypes.h>
+#include <math.h>
+#include <string.h>
 
 #include "emit.h"
 
@@ -182,45 +184,65 @@ void emit_finish(struct emit *e)
 		fputc('\n', e->f);
 }
 
-void emit_string(struct emit *e, const char *key, const char *value)
+/* Writes what comes before a scalar; false where it is nested too deep. */
+static bool scalar_begin(struct emit *e, const char *key)
 {
 	if (e->depth > EMIT_MAX_DEPTH)
-		return;
-	if (e->json) {
-		json_prefix(e, key, true);
-		json_quoted(e->f, value);
-		return;
-	}
-	human_scalar_prefix(e, key);
-	fputs(value, e->f);
-	human_scalar_end(e);
-}
-
-void emit_uint(struct emit *e, const char *key, uint64_t value)
-{
-	if (e->depth > EMIT_MAX_DEPTH)
-		return;
+		return false;
 	if (e->json)
 		json_prefix(e, key, true);
 	else
 		human_scalar_prefix(e, key);
-	fprintf(e->f, "%" PRIu64, value);
+	return true;
+}
+
+static void scalar_end(struct emit *e)
+{
 	if (!e->json)
 		human_scalar_end(e);
 }
 
+void emit_string(struct emit *e, const char *key, const char *value)
+{
+	if (!scalar_begin(e, key))
+		return;
+	if (e->json)
+		json_quoted(e->f, value);
+	else
+		fputs(value, e->f);
+	scalar_end(e);
+}
+
+void emit_fourcc(struct emit *e, const char *key, uint32_t fourcc)
+{
+	char name[5] = { 0 };
+
+	memcpy(name, &fourcc, 4);
+	emit_string(e, key, name);
+}
+
+void emit_uint(struct emit *e, const char *key, uint64_t value)
+{
+	if (!scalar_begin(e, key))
+		return;
+	fprintf(e->f, "%" PRIu64, value);
+	scalar_end(e);
+}
+
+void emit_int(struct emit *e, const char *key, int64_t value)
+{
+	if (!scalar_begin(e, key))
+		return;
+	fprintf(e->f, "%" PRId64, value);
+	scalar_end(e);
+}
+
 static void emit_word(struct emit *e, const char *key, const char *json, const char *human)
 {
-	if (e->depth > EMIT_MAX_DEPTH)
+	if (!scalar_begin(e, key))
 		return;
-	if (e->json) {
-		json_prefix(e, key, true);
-		fputs(json, e->f);
-		return;
-	}
-	human_scalar_prefix(e, key);
-	fputs(human, e->f);
-	human_scalar_end(e);
+	fputs(e->json ? json : human, e->f);
+	scalar_end(e);
 }
 
 void emit_bool(struct emit *e, const char *key, bool value)
@@ -231,4 +253,26 @@ void emit_bool(struct emit *e, const char *key, bool value)
 void emit_null(struct emit *e, const char *key)
 {
 	emit_word(e, key, "null", "-");
+}
+
+static void number(struct emit *e, const char *key, const char *format, int digits, double value)
+{
+	if (!isfinite(value)) {
+		emit_null(e, key);
+		return;
+	}
+	if (!scalar_begin(e, key))
+		return;
+	fprintf(e->f, format, digits, value);
+	scalar_end(e);
+}
+
+void emit_double(struct emit *e, const char *key, double value, int digits)
+{
+	number(e, key, "%.*f", digits, value);
+}
+
+void emit_double_sig(struct emit *e, const char *key, double value, int figures)
+{
+	number(e, key, "%.*g", figures, value);
 }

@@ -47,6 +47,14 @@ void emit_end(struct emit *e);
 
 void emit_string(struct emit *e, const char *key, const char *value);
 void emit_uint(struct emit *e, const char *key, uint64_t value);
+/* A V4L2 or DRM fourcc as its four characters. */
+void emit_fourcc(struct emit *e, const char *key, uint32_t fourcc);
+void emit_int(struct emit *e, const char *key, int64_t value);
+/* @value with @digits after the point; a JSON null ("-") when it is not
+ * finite, which JSON cannot spell. */
+void emit_double(struct emit *e, const char *key, double value, int digits);
+/* The same with @figures significant figures ("%g"). */
+void emit_double_sig(struct emit *e, const char *key, double value, int figures);
 void emit_bool(struct emit *e, const char *key, bool value);
 /* A JSON null; "-" for people. */
 void emit_null(struct emit *e, const char *key);
