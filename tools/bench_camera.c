@@ -29,6 +29,7 @@
 #include "camera.h"
 #include "commands.h"
 #include "emit.h"
+#include "stat3.h"
 
 #define MAX_ROUNDS 100
 
@@ -71,10 +72,6 @@ static const struct cli_option options[] = {
 	{ 0 },
 };
 
-struct stat3 {
-	double median, min, max;
-};
-
 /* A path's figures over every round. */
 struct path {
 	struct camera_result last; /* the device, backend and bytes copied */
@@ -85,20 +82,6 @@ struct path {
 	double seconds;
 	struct stat3 cpu, cpu_rounds, convert;
 };
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* Sorts @v. */
-static struct stat3 stats(double *v, uint32_t n)
-{
-	qsort(v, n, sizeof(*v), cmp_double);
-	return (struct stat3){ .median = v[n / 2], .min = v[0], .max = v[n - 1] };
-}
 
 /* One round of one path, its frames appended to the path's. */
 static int run_round(struct llmem_session *session, struct camera_options *o, struct path *p,
@@ -128,23 +111,13 @@ static void print_row(const char *name, const struct path *p, bool copy)
 	       copy ? "copy" : llmem_backend_name(p->last.info.backend));
 }
 
-/* @digits after the point: microseconds take 1, ratios 4. */
-static void emit_stat(struct emit *e, const char *key, const struct stat3 *s, int digits)
-{
-	emit_object(e, key);
-	emit_double(e, "median", s->median, digits);
-	emit_double(e, "min", s->min, digits);
-	emit_double(e, "max", s->max, digits);
-	emit_end(e);
-}
-
 static void emit_path(struct emit *e, const char *key, const struct path *p, bool copy)
 {
 	emit_object(e, key);
 	emit_string(e, "backend", copy ? "copy" : llmem_backend_name(p->last.info.backend));
 	emit_double(e, "fps", p->frames / p->seconds, 2);
-	emit_stat(e, "cpu_us_per_frame", &p->cpu, 1);
-	emit_stat(e, "cpu_us_per_frame_rounds", &p->cpu_rounds, 1);
+	emit_stat3(e, "cpu_us_per_frame", &p->cpu, 1);
+	emit_stat3(e, "cpu_us_per_frame_rounds", &p->cpu_rounds, 1);
 	emit_double(e, "convert_us_per_frame", p->convert.median, 1);
 	emit_uint(e, "bytes_copied_per_frame", p->last.bytes_copied_per_frame);
 	emit_end(e);
@@ -168,7 +141,7 @@ static void print_json(const struct path *zero, const struct path *copy, uint32_
 	emit_path(&e, "zero_copy", zero, false);
 	emit_path(&e, "copy", copy, true);
 	emit_double(&e, "ratio_cpu_per_frame", ratio->median, 4);
-	emit_stat(&e, "ratio_cpu_per_frame_rounds", ratio, 4);
+	emit_stat3(&e, "ratio_cpu_per_frame_rounds", ratio, 4);
 	emit_finish(&e);
 }
 
@@ -268,11 +241,11 @@ static int run(const struct cli_command *cmd, int argc, char **argv)
 		ratios[r] = paths[0].round_cpu_us[r] / paths[1].round_cpu_us[r];
 	}
 	for (int k = 0; k < 2; k++) {
-		paths[k].cpu = stats(paths[k].frame_cpu_us, paths[k].frames);
-		paths[k].cpu_rounds = stats(paths[k].round_cpu_us, rounds);
-		paths[k].convert = stats(paths[k].round_convert_us, rounds);
+		paths[k].cpu = stat3_of(paths[k].frame_cpu_us, paths[k].frames);
+		paths[k].cpu_rounds = stat3_of(paths[k].round_cpu_us, rounds);
+		paths[k].convert = stat3_of(paths[k].round_convert_us, rounds);
 	}
-	ratio = stats(ratios, rounds);
+	ratio = stat3_of(ratios, rounds);
 	if (args.json)
 		print_json(&paths[0], &paths[1], rounds, &ratio, lavapipe);
 	else

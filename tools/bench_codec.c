@@ -39,6 +39,7 @@
 #include "codec_bufs.h"
 #include "commands.h"
 #include "emit.h"
+#include "stat3.h"
 #include "progress.h"
 
 #define TIMEOUT_MS 10000
@@ -76,10 +77,6 @@ static const struct cli_option options[] = {
 	CLI_OPTION_JSON(&args.json),
 	CLI_OPTION_QUIET(&args.quiet, "print nothing but the result"),
 	{ 0 },
-};
-
-struct stat3 {
-	double median, min, max;
 };
 
 struct path_result {
@@ -122,19 +119,6 @@ static double clock_us(clockid_t id)
 static double tv_us(const struct timeval *tv)
 {
 	return tv->tv_sec * 1e6 + tv->tv_usec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-static struct stat3 stats(double *v, uint32_t n)
-{
-	qsort(v, n, sizeof(*v), cmp_double);
-	return (struct stat3){ .median = v[n / 2], .min = v[0], .max = v[n - 1] };
 }
 
 /* FNV-1a 64 over @len bytes, continuing @h. */
@@ -387,7 +371,7 @@ static int run_paths(struct bench *b, struct path_result res[2])
 	for (int k = 0; !ret && k < 2; k++) {
 		for (int p = 0; p < PHASES; p++)
 			res[k].phase[p] =
-				stats(t + (k * PHASES + p) * args.frames, (uint32_t)args.frames);
+				stat3_of(t + (k * PHASES + p) * args.frames, (uint32_t)args.frames);
 		res[k].user_us /= args.frames;
 		res[k].system_us /= args.frames;
 		res[k].other_threads_us /= args.frames;
@@ -421,11 +405,7 @@ static void emit_path(struct emit *e, const char *name, const struct path_result
 	emit_object(e, name);
 	for (int p = 0; p < PHASES; p++) {
 		snprintf(key, sizeof(key), "%s_cpu_us_per_frame", phase_names[p]);
-		emit_object(e, key);
-		emit_double(e, "median", r->phase[p].median, 1);
-		emit_double(e, "min", r->phase[p].min, 1);
-		emit_double(e, "max", r->phase[p].max, 1);
-		emit_end(e);
+		emit_stat3(e, key, &r->phase[p], 1);
 	}
 	emit_double(e, "user_us_per_frame", r->user_us, 1);
 	emit_double(e, "system_us_per_frame", r->system_us, 1);
