@@ -70,14 +70,15 @@ int main(int argc, char **argv)
 	const uint32_t bindings[] = { LLMEM_BINDING_SAMPLED_IMAGE, LLMEM_BINDING_STORAGE_IMAGE };
 	struct llmem_image_view_create_info clamp = { .address_mode = LLMEM_ADDRESS_CLAMP_TO_EDGE };
 	struct llmem_image_create_info ci = { .ndim = 3, .channel_type = LLMEM_CHANNEL_UNORM8 };
-	struct llmem_session *s;
-	struct llmem_memory *m;
-	struct llmem_image *src, *dst;
-	struct llmem_image_view *sv, *dv;
-	struct llmem_kernel *k;
-	struct llmem_queue *q;
+	struct llmem_session *s = NULL;
+	struct llmem_memory *m = NULL;
+	struct llmem_image *src = NULL, *dst = NULL;
+	struct llmem_image_view *sv = NULL, *dv = NULL;
+	struct llmem_kernel *k = NULL;
+	struct llmem_queue *q = NULL;
 	uint8_t *in, *out, *ref;
 	size_t size;
+	int status = 2;
 
 	if (argc != 2 && argc != 5) {
 		fprintf(stderr, "usage: blur BLUR.SPV [WIDTH HEIGHT RADIUS]\n");
@@ -94,7 +95,7 @@ int main(int argc, char **argv)
 	ref = malloc(size);
 	if (!in || !out || !ref) {
 		fprintf(stderr, "blur: %dx%d: out of memory\n", w, h);
-		return 2;
+		goto out_free;
 	}
 	/* Stripes and a gradient, so that a blur changes something. */
 	for (size_t i = 0; i < size; i++)
@@ -104,24 +105,32 @@ int main(int argc, char **argv)
 	blur_cpu(in, ref, w, h, radius);
 
 	ret = llmem_session_create(NULL, &s);
-	if (ret)
-		return fail("session", ret);
+	if (ret) {
+		status = fail("session", ret);
+		goto out_free;
+	}
 	ret = llmem_memory_create(s, NULL, &m);
-	if (ret)
-		return fail("memory", ret);
+	if (ret) {
+		status = fail("memory", ret);
+		goto out_destroy;
+	}
 	ci.shape[0] = (uint32_t)h;
 	ci.shape[1] = (uint32_t)w;
 	ci.shape[2] = 4;
 	ret = llmem_image_create_from_host(m, &ci, in, size, &src);
 	if (!ret)
 		ret = llmem_image_create_like_image(m, src, NULL, &dst);
-	if (ret)
-		return fail("images", ret);
+	if (ret) {
+		status = fail("images", ret);
+		goto out_destroy;
+	}
 	ret = llmem_image_view_create(src, &clamp, &sv);
 	if (!ret)
 		ret = llmem_image_view_create(dst, NULL, &dv);
-	if (ret)
-		return fail("views", ret);
+	if (ret) {
+		status = fail("views", ret);
+		goto out_destroy;
+	}
 	ret = llmem_kernel_create(s,
 				  &(struct llmem_kernel_create_info){
 					  .path = argv[1],
@@ -130,11 +139,15 @@ int main(int argc, char **argv)
 					  .push_size = sizeof(int),
 				  },
 				  &k);
-	if (ret)
-		return fail("kernel", ret);
+	if (ret) {
+		status = fail("kernel", ret);
+		goto out_destroy;
+	}
 	ret = llmem_queue_create(s, NULL, &q);
-	if (ret)
-		return fail("queue", ret);
+	if (ret) {
+		status = fail("queue", ret);
+		goto out_destroy;
+	}
 
 	struct llmem_kernel_arg args[] = { { .view = sv }, { .view = dv } };
 	struct llmem_dispatch d = {
@@ -146,8 +159,10 @@ int main(int argc, char **argv)
 	ret = llmem_enqueue_dispatch(q, k, &d, NULL, NULL);
 	if (!ret)
 		ret = llmem_enqueue_read_image(q, dst, NULL, out, NULL, NULL, NULL);
-	if (ret)
-		return fail("blur", ret);
+	if (ret) {
+		status = fail("blur", ret);
+		goto out_destroy;
+	}
 	for (size_t i = 0; i < size; i++) {
 		int diff = abs((int)out[i] - (int)ref[i]);
 
@@ -155,9 +170,10 @@ int main(int argc, char **argv)
 	}
 	printf("blur %dx%d radius %d: largest difference from the CPU %d/255\n", w, h, radius,
 	       worst);
-	if (llmem_session_validation_messages(s))
-		worst = 2;
+	status = worst > 1 || llmem_session_validation_messages(s);
 
+	/* Every destroy takes NULL: a failure part-way unwinds from here too. */
+out_destroy:
 	llmem_queue_destroy(q);
 	llmem_kernel_destroy(k);
 	llmem_image_view_destroy(dv);
@@ -166,8 +182,9 @@ int main(int argc, char **argv)
 	llmem_image_destroy(src);
 	llmem_memory_destroy(m);
 	llmem_session_destroy(s);
+out_free:
 	free(in);
 	free(out);
 	free(ref);
-	return worst > 1;
+	return status;
 }
