@@ -176,6 +176,33 @@ int pyl_u32(PyObject *o, const char *what, uint32_t *out)
 	return 0;
 }
 
+int pyl_named(PyObject *o, const char *what, const char *const *names, uint32_t count,
+	      uint32_t *out)
+{
+	char known[256] = "";
+	size_t n = 0;
+	const char *s;
+
+	if (!o || o == Py_None)
+		return 0;
+	if (!PyUnicode_Check(o))
+		return pyl_u32(o, what, out);
+	s = PyUnicode_AsUTF8(o);
+	if (!s)
+		return -1;
+	for (uint32_t i = 0; i < count; i++)
+		if (names[i] && !strcmp(s, names[i])) {
+			*out = i;
+			return 0;
+		}
+	for (uint32_t i = 0; i < count && n < sizeof(known); i++)
+		if (names[i])
+			n += (size_t)snprintf(known + n, sizeof(known) - n, "%s'%s'", n ? ", " : "",
+					      names[i]);
+	PyErr_Format(PyExc_ValueError, "unknown %s %R: one of %s", what, o, known);
+	return -1;
+}
+
 int pyl_str(PyObject *o, const char *what, const char **out)
 {
 	Py_ssize_t len;

@@ -72,6 +72,11 @@ int pyl_args(const char *fn, PyObject *const *args, Py_ssize_t nargs, PyObject *
  * non-integer or a bool, ValueError below 0 or above @max.  Return: 0 or -1. */
 int pyl_u64(PyObject *o, const char *what, uint64_t max, uint64_t *out);
 int pyl_u32(PyObject *o, const char *what, uint32_t *out);
+/* One of @names (NULL entries are no name) by its str, or its index as an
+ * integer; absent or None keep *@out.  ValueError naming the choices for
+ * another str.  Return: 0 or -1. */
+int pyl_named(PyObject *o, const char *what, const char *const *names, uint32_t count,
+	      uint32_t *out);
 /* A str or None (NULL kept); the UTF-8 lives as long as @o.  ValueError
  * for a str holding a NUL, which a C string cannot. */
 int pyl_str(PyObject *o, const char *what, const char **out);

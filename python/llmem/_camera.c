@@ -191,25 +191,14 @@ PyTypeObject pyl_FrameType = {
 	.tp_getset = frame_getset,
 };
 
-static int parse_choice(PyObject *o, const char *what, const char *a, const char *b, uint32_t *out,
+/* A choice the caller may leave out: *@given tells whether it did not. */
+static int parse_choice(PyObject *o, const char *what, const char *const names[2], uint32_t *out,
 			int *given)
 {
-	const char *s;
-
 	if (!o || o == Py_None)
 		return 0;
 	*given = 1;
-	if (!PyUnicode_Check(o))
-		return pyl_u32(o, what, out);
-	s = PyUnicode_AsUTF8(o);
-	if (!s)
-		return -1;
-	if (!strcmp(s, a) || !strcmp(s, b)) {
-		*out = !strcmp(s, b);
-		return 0;
-	}
-	PyErr_Format(PyExc_ValueError, "%s must be '%s' or '%s', not %R", what, a, b, o);
-	return -1;
+	return pyl_named(o, what, names, 2, out);
 }
 
 static PyObject *camera_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
@@ -258,12 +247,14 @@ static PyObject *camera_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 		if (pyl_backend(backend, &ci.backend))
 			return NULL;
 	}
-	if (parse_choice(encoding, "encoding", "bt601", "bt709", &ci.encoding, &given))
+	if (parse_choice(encoding, "encoding", (const char *const[]){ "bt601", "bt709" },
+			 &ci.encoding, &given))
 		return NULL;
 	if (given)
 		ci.flags |= LLMEM_CAMERA_ENCODING;
 	given = 0;
-	if (parse_choice(range, "range", "limited", "full", &ci.range, &given))
+	if (parse_choice(range, "range", (const char *const[]){ "limited", "full" }, &ci.range,
+			 &given))
 		return NULL;
 	if (given)
 		ci.flags |= LLMEM_CAMERA_RANGE;

@@ -224,27 +224,6 @@ static PyObject *session_info(struct pyl_session *self, PyObject *unused)
 		"validation", info.validation ? Py_True : Py_False);
 }
 
-static int parse_named(PyObject *o, const char *what, const char *const *names, uint32_t count,
-		       uint32_t *out)
-{
-	const char *s;
-
-	if (!o || o == Py_None)
-		return 0;
-	if (!PyUnicode_Check(o))
-		return pyl_u32(o, what, out);
-	s = PyUnicode_AsUTF8(o);
-	if (!s)
-		return -1;
-	for (uint32_t i = 0; i < count; i++)
-		if (names[i] && !strcmp(s, names[i])) {
-			*out = i;
-			return 0;
-		}
-	PyErr_Format(PyExc_ValueError, "unknown %s %R", what, o);
-	return -1;
-}
-
 #define BACKENDS 7
 
 int pyl_backend(PyObject *o, uint32_t *out)
@@ -253,7 +232,7 @@ int pyl_backend(PyObject *o, uint32_t *out)
 
 	for (uint32_t i = 0; i < BACKENDS; i++)
 		names[i] = llmem_backend_name(i);
-	return parse_named(o, "backend", names, BACKENDS, out);
+	return pyl_named(o, "backend", names, BACKENDS, out);
 }
 
 PyObject *pyl_backend_names(PyObject *module, PyObject *unused)
@@ -295,8 +274,7 @@ static PyObject *session_create_memory(struct pyl_session *self, PyObject *const
 	    pyl_u64(a[1], "page_size", UINT64_MAX, &ci.page_size) || pyl_bool(a[2], &exact) ||
 	    pyl_bool(a[3], &contiguous) || pyl_u32(a[4], "spare_pages", &spare) ||
 	    pyl_str(a[5], "name", &ci.name) ||
-	    parse_named(a[6], "sharing", sharings, 4, &ci.sharing) ||
-	    pyl_backend(a[7], &ci.backend))
+	    pyl_named(a[6], "sharing", sharings, 4, &ci.sharing) || pyl_backend(a[7], &ci.backend))
 		return NULL;
 	ci.options =
 		(exact ? LLMEM_MEMORY_EXACT_MATCH : 0) | (contiguous ? LLMEM_MEMORY_CONTIGUOUS : 0);

@@ -137,3 +137,11 @@ def test_live_objects_counted_in_words():
     m.close()
     m2.close()
     s.close()
+
+
+def test_unknown_choice_names_the_choices(session):
+    """A str that names no choice is refused with the choices it could be."""
+    with pytest.raises(ValueError, match=r"unknown sharing 'nope': one of 'none', "):
+        session.create_memory(HV, sharing="nope")
+    with pytest.raises(ValueError, match=r"unknown backend 'nope': one of '"):
+        session.create_memory(HV, backend="nope")
