@@ -164,7 +164,7 @@ def test_camera_errors(session, vivid):
         llmem.Camera(session, vivid, size=(640,))
     with pytest.raises(TypeError):
         llmem.Camera(session, vivid, size="640x480")
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="unknown encoding 'bt2020': one of 'bt601', 'bt709'"):
         llmem.Camera(session, vivid, encoding="bt2020")
     with pytest.raises(ValueError):
         llmem.Camera(session, vivid, format="YUV")
