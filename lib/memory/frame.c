@@ -107,6 +107,15 @@ LLMEM_PUBLIC int llmem_frame_layout_init(uint32_t fourcc, uint32_t width, uint32
 		uint64_t pitch = c->pitch ? c->pitch : align_up(plane_row, pitch_align);
 
 		offset = align_up(offset, plane_align);
+		/* Checked before the product: a row of 2^32 pixels of 4 bytes
+		 * times 2^32 rows wraps 64 bits, and a pitch must fit its field.
+		 * Below these bounds pitch × rows < 2^65 / 2 cannot wrap. */
+		if (pitch > UINT32_MAX || offset > UINT32_MAX || pitch * rows > UINT32_MAX - offset)
+			return llmem_error(-EOVERFLOW,
+					   "a %ux%u %s frame needs more than 4 GiB (plane %u: %llu "
+					   "rows of %llu bytes)",
+					   width, height, f->name, p, (unsigned long long)rows,
+					   (unsigned long long)pitch);
 		l.offset[p] = offset;
 		l.pitch[p] = (uint32_t)pitch;
 		offset += pitch * rows;

@@ -84,6 +84,12 @@ TEST(layout_refusals)
 	ASSERT_EQ(llmem_frame_layout_init(DRM_FORMAT_YUYV, 640, 480, &c, &l), -EINVAL);
 	EXPECT_NE(strstr(llmem_last_error(), "powers of two"), NULL);
 	ASSERT_EQ(llmem_frame_layout_init(DRM_FORMAT_ABGR8888, 65536, 65536, NULL, &l), -EOVERFLOW);
+	/* A row over 4 GiB, times rows enough to wrap 64 bits (found by the
+	 * frame_layout fuzzer): refused, not laid out in 4 bytes a row. */
+	ASSERT_EQ(llmem_frame_layout_init(DRM_FORMAT_ABGR8888, 0xc0000001u, 0xffffffffu, NULL, &l),
+		  -EOVERFLOW);
+	ASSERT_EQ(llmem_frame_layout_init(DRM_FORMAT_NV12, 0xfffffffeu, 0xfffffffeu, NULL, &l),
+		  -EOVERFLOW);
 }
 
 /* The largest difference of any channel between @rgba and @ref, both laid out as @l. */
