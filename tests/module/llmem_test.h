@@ -41,6 +41,20 @@ static inline int llmem_alloc(int dev, uint64_t size)
 	return ret < 0 ? ret : (int)a.fd;
 }
 
+/* EXPORT_RANGE of [@offset, @offset + @size) of @fd, close-on-exec: the fd or -errno. */
+static inline int llmem_range_export(int dev, int fd, uint64_t offset, uint64_t size)
+{
+	struct llmem_export_range r = {
+		.fd = fd,
+		.flags = LLMEM_EXPORT_RANGE_CLOEXEC,
+		.offset = offset,
+		.size = size,
+	};
+	int ret = xioctl(dev, LLMEM_IOC_EXPORT_RANGE, &r);
+
+	return ret < 0 ? ret : (int)r.out_fd;
+}
+
 /* INFO on @fd, with room for @len importer names at @names. */
 static inline int llmem_info(int dev, int fd, struct llmem_info *info, struct llmem_importer *names,
 			     unsigned int len)

@@ -51,20 +51,6 @@ static void *map(int fd, size_t size)
 	return mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 }
 
-/* Exports [@offset, @offset + @size) of @fd; the range's fd or -errno. */
-static int export_range(int dev, int fd, uint64_t offset, uint64_t size)
-{
-	struct llmem_export_range r = {
-		.fd = fd,
-		.flags = LLMEM_EXPORT_RANGE_CLOEXEC,
-		.offset = offset,
-		.size = size,
-	};
-	int ret = xioctl(dev, LLMEM_IOC_EXPORT_RANGE, &r);
-
-	return ret < 0 ? ret : (int)r.out_fd;
-}
-
 /* Every size live_pages sees is the buffer's page count, exactly. */
 TEST_F(pages, live_pages_exact)
 {
@@ -194,7 +180,7 @@ TEST_F(pages, range_across_blocks)
 	ASSERT_NE(got, NULL);
 	fd = llmem_alloc(self->dev, size);
 	ASSERT_GE(fd, 0);
-	rfd = export_range(self->dev, fd, off, len);
+	rfd = llmem_range_export(self->dev, fd, off, len);
 	ASSERT_GE(rfd, 0) TH_LOG("EXPORT_RANGE: %s", strerror(-rfd));
 	EXPECT_EQ(llmem_live_pages() - before, (long)(size / PAGE));
 	p = map(fd, size);

@@ -29,20 +29,6 @@
 /* The command with the size field set to what the caller passed. */
 #define RANGE_SIZED(n) _IOC(_IOC_READ | _IOC_WRITE, 'L', 0x4, (n))
 
-/* EXPORT_RANGE of [@offset, @offset + @size) of @fd, close-on-exec: the fd or -errno. */
-static int range_export(int dev, int fd, uint64_t offset, uint64_t size)
-{
-	struct llmem_export_range r = {
-		.fd = fd,
-		.flags = LLMEM_EXPORT_RANGE_CLOEXEC,
-		.offset = offset,
-		.size = size,
-	};
-	int ret = xioctl(dev, LLMEM_IOC_EXPORT_RANGE, &r);
-
-	return ret < 0 ? ret : (int)r.out_fd;
-}
-
 static void *map_shared(int fd, size_t size, off_t offset)
 {
 	return mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, offset);
@@ -101,7 +87,7 @@ FIXTURE_TEARDOWN(range)
 TEST_F(range, info_of_fresh_range)
 {
 	struct llmem_info info;
-	int fd = range_export(self->dev, self->parent, 4 * PAGE, 8 * PAGE);
+	int fd = llmem_range_export(self->dev, self->parent, 4 * PAGE, 8 * PAGE);
 
 	ASSERT_GE(fd, 0);
 	ASSERT_EQ(fcntl(fd, F_GETFD) & FD_CLOEXEC, FD_CLOEXEC);
@@ -136,7 +122,7 @@ TEST_F(range, no_cloexec)
 TEST_F(range, fresh_reads_zero)
 {
 	uint8_t *p;
-	int fd = range_export(self->dev, self->parent, 4 * PAGE, 8 * PAGE);
+	int fd = llmem_range_export(self->dev, self->parent, 4 * PAGE, 8 * PAGE);
 
 	ASSERT_GE(fd, 0);
 	p = map_shared(fd, 8 * PAGE, 0);
@@ -153,7 +139,7 @@ TEST_F(range, sees_parent_writes)
 	int fd;
 
 	test_pattern(self->pmap, PARENT_SIZE, 1);
-	fd = range_export(self->dev, self->parent, 5 * PAGE, 3 * PAGE);
+	fd = llmem_range_export(self->dev, self->parent, 5 * PAGE, 3 * PAGE);
 	ASSERT_GE(fd, 0);
 	p = map_shared(fd, 3 * PAGE, 0);
 	ASSERT_NE(p, MAP_FAILED);
@@ -168,7 +154,7 @@ TEST_F(range, sees_parent_writes)
 TEST_F(range, parent_sees_range_writes)
 {
 	uint8_t *p;
-	int fd = range_export(self->dev, self->parent, 2 * PAGE, 4 * PAGE);
+	int fd = llmem_range_export(self->dev, self->parent, 2 * PAGE, 4 * PAGE);
 
 	ASSERT_GE(fd, 0);
 	p = map_shared(fd, 4 * PAGE, 0);
@@ -188,7 +174,7 @@ TEST_F(range, mmap_at_offset)
 	int fd;
 
 	test_pattern(self->pmap, PARENT_SIZE, 3);
-	fd = range_export(self->dev, self->parent, 8 * PAGE, 8 * PAGE);
+	fd = llmem_range_export(self->dev, self->parent, 8 * PAGE, 8 * PAGE);
 	ASSERT_GE(fd, 0);
 	p = map_shared(fd, 2 * PAGE, 3 * PAGE);
 	ASSERT_NE(p, MAP_FAILED);
@@ -216,8 +202,8 @@ TEST_F(range, several_ranges)
 
 	ASSERT_GE(before, 0);
 	for (int i = 0; i < 4; i++)
-		fds[i] = range_export(self->dev, self->parent, i * 4 * PAGE, 4 * PAGE);
-	fds[4] = range_export(self->dev, self->parent, 2 * PAGE, 4 * PAGE);
+		fds[i] = llmem_range_export(self->dev, self->parent, i * 4 * PAGE, 4 * PAGE);
+	fds[4] = llmem_range_export(self->dev, self->parent, 2 * PAGE, 4 * PAGE);
 	for (int i = 0; i < 5; i++) {
 		ASSERT_GE(fds[i], 0);
 		maps[i] = map_shared(fds[i], 4 * PAGE, 0);
@@ -246,8 +232,8 @@ TEST_F(range, several_ranges)
 TEST_F(range, whole_and_last_page)
 {
 	struct llmem_info info;
-	int whole = range_export(self->dev, self->parent, 0, PARENT_SIZE);
-	int last = range_export(self->dev, self->parent, PARENT_SIZE - PAGE, PAGE);
+	int whole = llmem_range_export(self->dev, self->parent, 0, PARENT_SIZE);
+	int last = llmem_range_export(self->dev, self->parent, PARENT_SIZE - PAGE, PAGE);
 
 	ASSERT_GE(whole, 0);
 	ASSERT_GE(last, 0);
@@ -277,8 +263,8 @@ TEST_F(range, parent_closed_first)
 	ASSERT_NE(parent_map, MAP_FAILED);
 	test_pattern(parent_map, 8 * PAGE, 4);
 	memcpy(expect, parent_map, sizeof(expect));
-	a = range_export(self->dev, parent, 0, 4 * PAGE);
-	b = range_export(self->dev, parent, 4 * PAGE, 4 * PAGE);
+	a = llmem_range_export(self->dev, parent, 0, 4 * PAGE);
+	b = llmem_range_export(self->dev, parent, 4 * PAGE, 4 * PAGE);
 	ASSERT_GE(a, 0);
 	ASSERT_GE(b, 0);
 	munmap(parent_map, 8 * PAGE);
@@ -313,11 +299,11 @@ TEST_F(range, range_of_range)
 	int mid, inner;
 
 	test_pattern(self->pmap, PARENT_SIZE, 5);
-	mid = range_export(self->dev, self->parent, 4 * PAGE, 8 * PAGE);
+	mid = llmem_range_export(self->dev, self->parent, 4 * PAGE, 8 * PAGE);
 	ASSERT_GE(mid, 0);
-	inner = range_export(self->dev, mid, 2 * PAGE, 4 * PAGE);
+	inner = llmem_range_export(self->dev, mid, 2 * PAGE, 4 * PAGE);
 	ASSERT_GE(inner, 0);
-	EXPECT_EQ(range_export(self->dev, mid, 6 * PAGE, 4 * PAGE), -EINVAL);
+	EXPECT_EQ(llmem_range_export(self->dev, mid, 6 * PAGE, 4 * PAGE), -EINVAL);
 	close(mid);
 
 	p = map_shared(inner, 4 * PAGE, 0);
@@ -340,14 +326,14 @@ TEST_F(range, contiguous_flag)
 	int fd;
 
 	ASSERT_EQ(xioctl(self->dev, LLMEM_IOC_ALLOC, &a), 0);
-	fd = range_export(self->dev, a.fd, 2 * PAGE, 4 * PAGE);
+	fd = llmem_range_export(self->dev, a.fd, 2 * PAGE, 4 * PAGE);
 	ASSERT_GE(fd, 0);
 	ASSERT_EQ(llmem_info(self->dev, fd, &info, NULL, 0), 0);
 	EXPECT_EQ(info.state, LLMEM_STATE_EXPORTED | LLMEM_STATE_MAPPABLE | LLMEM_STATE_CONTIGUOUS);
 	close(fd);
 	close(a.fd);
 
-	fd = range_export(self->dev, self->parent, 2 * PAGE, 4 * PAGE);
+	fd = llmem_range_export(self->dev, self->parent, 2 * PAGE, 4 * PAGE);
 	ASSERT_GE(fd, 0);
 	ASSERT_EQ(llmem_info(self->dev, fd, &info, NULL, 0), 0);
 	EXPECT_EQ(info.state & LLMEM_STATE_CONTIGUOUS, 0);
@@ -366,7 +352,7 @@ TEST_F(range, own_counts)
 	uint32_t handle;
 	uint8_t *p;
 	int vgem = vgem_open();
-	int fd = range_export(self->dev, self->parent, 0, 4 * PAGE);
+	int fd = llmem_range_export(self->dev, self->parent, 0, 4 * PAGE);
 
 	ASSERT_GE(vgem, 0);
 	ASSERT_GE(fd, 0);
@@ -421,11 +407,11 @@ TEST_F(range, mappable_per_page)
 	uint32_t handle;
 	int vgem = vgem_open();
 	/* Pages [2, 4) written by vgem; [0, 2) and [4, 8) not. */
-	int written = range_export(self->dev, self->parent, 2 * PAGE, 2 * PAGE);
-	int below = range_export(self->dev, self->parent, 0, 2 * PAGE);
-	int above = range_export(self->dev, self->parent, 4 * PAGE, 4 * PAGE);
-	int across = range_export(self->dev, self->parent, PAGE, 2 * PAGE);
-	int wide = range_export(self->dev, self->parent, 0, 8 * PAGE);
+	int written = llmem_range_export(self->dev, self->parent, 2 * PAGE, 2 * PAGE);
+	int below = llmem_range_export(self->dev, self->parent, 0, 2 * PAGE);
+	int above = llmem_range_export(self->dev, self->parent, 4 * PAGE, 4 * PAGE);
+	int across = llmem_range_export(self->dev, self->parent, PAGE, 2 * PAGE);
+	int wide = llmem_range_export(self->dev, self->parent, 0, 8 * PAGE);
 	int inner, outer;
 
 	ASSERT_GE(vgem, 0);
@@ -435,8 +421,8 @@ TEST_F(range, mappable_per_page)
 	ASSERT_GE(across, 0);
 	ASSERT_GE(wide, 0);
 	/* Ranges of a range: page 3 of the parent, and page 5. */
-	inner = range_export(self->dev, wide, 3 * PAGE, PAGE);
-	outer = range_export(self->dev, wide, 5 * PAGE, PAGE);
+	inner = llmem_range_export(self->dev, wide, 3 * PAGE, PAGE);
+	outer = llmem_range_export(self->dev, wide, 5 * PAGE, PAGE);
 	ASSERT_GE(inner, 0);
 	ASSERT_GE(outer, 0);
 
@@ -484,7 +470,7 @@ TEST_F(range, shared_fences)
 	struct llmem_info info;
 	uint32_t handle;
 	int vgem = vgem_open();
-	int fd = range_export(self->dev, self->parent, 0, 4 * PAGE);
+	int fd = llmem_range_export(self->dev, self->parent, 0, 4 * PAGE);
 
 	ASSERT_GE(vgem, 0);
 	ASSERT_GE(fd, 0);
@@ -518,7 +504,7 @@ TEST_F(range, set_name)
 	int fd;
 
 	ASSERT_EQ(ioctl(self->parent, DMA_BUF_SET_NAME_B, parent_name), 0);
-	fd = range_export(self->dev, self->parent, PAGE, PAGE);
+	fd = llmem_range_export(self->dev, self->parent, PAGE, PAGE);
 	ASSERT_GE(fd, 0);
 	ASSERT_EQ(llmem_info(self->dev, fd, &info, NULL, 0), 0);
 	EXPECT_STREQ(info.name, "");
@@ -539,7 +525,7 @@ TEST_F(range, sync_start_end)
 {
 	struct dma_buf_sync s = { .flags = DMA_BUF_SYNC_START | DMA_BUF_SYNC_RW };
 	uint8_t *p;
-	int fd = range_export(self->dev, self->parent, 8 * PAGE, 8 * PAGE);
+	int fd = llmem_range_export(self->dev, self->parent, 8 * PAGE, 8 * PAGE);
 
 	ASSERT_GE(fd, 0);
 	p = map_shared(fd, 8 * PAGE, 0);
@@ -558,8 +544,8 @@ TEST_F(range, sync_start_end)
 /* A closed or never-opened fd is -EBADF. */
 TEST_F(range, bad_fd)
 {
-	ASSERT_EQ(range_export(self->dev, 1000, 0, PAGE), -EBADF);
-	ASSERT_EQ(range_export(self->dev, -1, 0, PAGE), -EBADF);
+	ASSERT_EQ(llmem_range_export(self->dev, 1000, 0, PAGE), -EBADF);
+	ASSERT_EQ(llmem_range_export(self->dev, -1, 0, PAGE), -EBADF);
 }
 
 /* An fd that is not a DMA-BUF, /dev/llmem's included, is -EINVAL. */
@@ -568,8 +554,8 @@ TEST_F(range, not_dmabuf)
 	int p[2];
 
 	ASSERT_EQ(pipe(p), 0);
-	ASSERT_EQ(range_export(self->dev, p[0], 0, PAGE), -EINVAL);
-	ASSERT_EQ(range_export(self->dev, self->dev, 0, PAGE), -EINVAL);
+	ASSERT_EQ(llmem_range_export(self->dev, p[0], 0, PAGE), -EINVAL);
+	ASSERT_EQ(llmem_range_export(self->dev, self->dev, 0, PAGE), -EINVAL);
 	close(p[0]);
 	close(p[1]);
 }
@@ -588,7 +574,7 @@ TEST_F(range, foreign_dmabuf)
 	ASSERT_EQ(xioctl(vgem, DRM_IOCTL_PRIME_HANDLE_TO_FD, &prime), 0);
 	ASSERT_EQ(llmem_info(self->dev, prime.fd, &info, NULL, 0), 0);
 	ASSERT_STREQ(info.exporter, "drm");
-	ASSERT_EQ(range_export(self->dev, prime.fd, 0, PAGE), -EINVAL);
+	ASSERT_EQ(llmem_range_export(self->dev, prime.fd, 0, PAGE), -EINVAL);
 	close(prime.fd);
 	close(vgem);
 }
@@ -596,24 +582,24 @@ TEST_F(range, foreign_dmabuf)
 /* An offset that is not a multiple of the page size is -EINVAL. */
 TEST_F(range, misaligned_offset)
 {
-	ASSERT_EQ(range_export(self->dev, self->parent, 1, PAGE), -EINVAL);
-	ASSERT_EQ(range_export(self->dev, self->parent, PAGE - 1, PAGE), -EINVAL);
-	ASSERT_EQ(range_export(self->dev, self->parent, PAGE + PAGE / 2, PAGE), -EINVAL);
+	ASSERT_EQ(llmem_range_export(self->dev, self->parent, 1, PAGE), -EINVAL);
+	ASSERT_EQ(llmem_range_export(self->dev, self->parent, PAGE - 1, PAGE), -EINVAL);
+	ASSERT_EQ(llmem_range_export(self->dev, self->parent, PAGE + PAGE / 2, PAGE), -EINVAL);
 }
 
 /* A size that is not a multiple of the page size is -EINVAL. */
 TEST_F(range, misaligned_size)
 {
-	ASSERT_EQ(range_export(self->dev, self->parent, 0, 1), -EINVAL);
-	ASSERT_EQ(range_export(self->dev, self->parent, 0, PAGE + 1), -EINVAL);
-	ASSERT_EQ(range_export(self->dev, self->parent, PAGE, PAGE - 1), -EINVAL);
+	ASSERT_EQ(llmem_range_export(self->dev, self->parent, 0, 1), -EINVAL);
+	ASSERT_EQ(llmem_range_export(self->dev, self->parent, 0, PAGE + 1), -EINVAL);
+	ASSERT_EQ(llmem_range_export(self->dev, self->parent, PAGE, PAGE - 1), -EINVAL);
 }
 
 /* Size 0 is -EINVAL, at the start and at the end of the buffer. */
 TEST_F(range, zero_size)
 {
-	ASSERT_EQ(range_export(self->dev, self->parent, 0, 0), -EINVAL);
-	ASSERT_EQ(range_export(self->dev, self->parent, PARENT_SIZE, 0), -EINVAL);
+	ASSERT_EQ(llmem_range_export(self->dev, self->parent, 0, 0), -EINVAL);
+	ASSERT_EQ(llmem_range_export(self->dev, self->parent, PARENT_SIZE, 0), -EINVAL);
 }
 
 /* An offset + size that overflows 64 bits is -EINVAL. */
@@ -621,18 +607,19 @@ TEST_F(range, offset_size_overflow)
 {
 	uint64_t top = UINT64_MAX & ~(PAGE - 1);
 
-	ASSERT_EQ(range_export(self->dev, self->parent, top, PAGE), -EINVAL);
-	ASSERT_EQ(range_export(self->dev, self->parent, PAGE, top), -EINVAL);
-	ASSERT_EQ(range_export(self->dev, self->parent, top, top), -EINVAL);
+	ASSERT_EQ(llmem_range_export(self->dev, self->parent, top, PAGE), -EINVAL);
+	ASSERT_EQ(llmem_range_export(self->dev, self->parent, PAGE, top), -EINVAL);
+	ASSERT_EQ(llmem_range_export(self->dev, self->parent, top, top), -EINVAL);
 }
 
 /* A range that passes the end of the buffer is -EINVAL. */
 TEST_F(range, past_end)
 {
-	ASSERT_EQ(range_export(self->dev, self->parent, 0, PARENT_SIZE + PAGE), -EINVAL);
-	ASSERT_EQ(range_export(self->dev, self->parent, PARENT_SIZE, PAGE), -EINVAL);
-	ASSERT_EQ(range_export(self->dev, self->parent, PARENT_SIZE - PAGE, 2 * PAGE), -EINVAL);
-	ASSERT_EQ(range_export(self->dev, self->parent, 1UL << 40, PAGE), -EINVAL);
+	ASSERT_EQ(llmem_range_export(self->dev, self->parent, 0, PARENT_SIZE + PAGE), -EINVAL);
+	ASSERT_EQ(llmem_range_export(self->dev, self->parent, PARENT_SIZE, PAGE), -EINVAL);
+	ASSERT_EQ(llmem_range_export(self->dev, self->parent, PARENT_SIZE - PAGE, 2 * PAGE),
+		  -EINVAL);
+	ASSERT_EQ(llmem_range_export(self->dev, self->parent, 1UL << 40, PAGE), -EINVAL);
 }
 
 /* Undefined flag bits are -EINVAL. */
@@ -836,7 +823,7 @@ TEST_F_TIMEOUT(camera, four_frames_in_one_buffer, 180)
 	ASSERT_NE(self->pmap, MAP_FAILED);
 	ASSERT_EQ(capture_reqbufs(self->video, V4L2_MEMORY_DMABUF, CAMERA_BUFS), CAMERA_BUFS);
 	for (int i = 0; i < CAMERA_BUFS; i++) {
-		self->fds[i] = range_export(self->dev, self->parent, i * size, size);
+		self->fds[i] = llmem_range_export(self->dev, self->parent, i * size, size);
 		ASSERT_GE(self->fds[i], 0);
 		self->maps[i] = mmap(NULL, size, PROT_READ, MAP_SHARED, self->fds[i], 0);
 		ASSERT_NE(self->maps[i], MAP_FAILED);
