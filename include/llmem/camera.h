@@ -191,6 +191,11 @@ struct llmem_camera_info {
  * @dropped: frames the driver skipped between the frame before this one
  *	(since llmem_camera_start()) and this one, by the gap in its frame
  *	counter: buffers it dropped, and frame times with no buffer queued.
+ * @fd: per memory plane, the DMA-BUF the frame was captured into (as
+ *	llmem_camera_export() gives it), whose first byte is the plane's: what
+ *	an encoder (llmem_encoder_push()) or another device takes.  The
+ *	camera's, not to close: valid until the camera is closed; -1 past the
+ *	format's mem_planes.
  */
 struct llmem_camera_frame {
 	struct llmem_buffer *source;
@@ -205,6 +210,7 @@ struct llmem_camera_frame {
 	uint64_t convert_ns;
 	struct llmem_buffer *source_chroma;
 	uint32_t dropped;
+	int fd[LLMEM_V4L2_MAX_MEM_PLANES];
 	uint32_t reserved;
 };
 

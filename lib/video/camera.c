@@ -397,6 +397,7 @@ LLMEM_PUBLIC int llmem_camera_next(struct llmem_camera *c, int timeout_ms,
 		.timestamp_ns = vf.timestamp_ns,
 		.bytes_copied = c->copy ? c->info.format.sizeimage : 0,
 		.dropped = skipped(c, vf.sequence),
+		.fd = { c->fds[0][vf.index], c->fds[1][vf.index] },
 	};
 	if (c->copy)
 		ret = llmem_camera_frames_copy_up(c, vf.index);
