@@ -557,8 +557,8 @@ struct llmem_encoder_info {
  * one; -ENOBUFS when the driver grants fewer buffers than asked; the
  * driver's and the allocation's errors.
  */
-int llmem_encoder_open(struct llmem_session *session,
-		       const struct llmem_encoder_create_info *info, struct llmem_encoder **out);
+int llmem_encoder_open(struct llmem_session *session, const struct llmem_encoder_create_info *info,
+		       struct llmem_encoder **out);
 
 /* Stops both queues and releases every buffer; frames pushed are let go
  * of, packets held become invalid.  NULL is fine. */
@@ -801,8 +801,8 @@ struct llmem_decoder_info {
  * qualifies or @device is not one; -ENOBUFS when the driver grants fewer
  * buffers than asked; the driver's and the allocation's errors.
  */
-int llmem_decoder_open(struct llmem_session *session,
-		       const struct llmem_decoder_create_info *info, struct llmem_decoder **out);
+int llmem_decoder_open(struct llmem_session *session, const struct llmem_decoder_create_info *info,
+		       struct llmem_decoder **out);
 
 /* Stops both queues and releases every buffer; frames held become
  * invalid.  NULL is fine. */
