@@ -43,7 +43,8 @@ static uint32_t readable_format(uint32_t offered)
 					   V4L2_PIX_FMT_VYUY };
 	static const uint32_t yuv420[] = { V4L2_PIX_FMT_YUV420, V4L2_PIX_FMT_YVU420,
 					   V4L2_PIX_FMT_NV12, V4L2_PIX_FMT_NV21 };
-	static const uint32_t rgb32[] = { V4L2_PIX_FMT_XBGR32, V4L2_PIX_FMT_XRGB32,
+	static const uint32_t rgb32[] = { V4L2_PIX_FMT_BGR32,  V4L2_PIX_FMT_RGB32,
+					  V4L2_PIX_FMT_XBGR32, V4L2_PIX_FMT_XRGB32,
 					  V4L2_PIX_FMT_ABGR32, V4L2_PIX_FMT_ARGB32,
 					  V4L2_PIX_FMT_BGRX32, V4L2_PIX_FMT_RGBX32,
 					  V4L2_PIX_FMT_BGRA32, V4L2_PIX_FMT_RGBA32 };

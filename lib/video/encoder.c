@@ -38,7 +38,8 @@ struct llmem_encoder {
 	struct llmem_codec *codec;
 	struct llmem_encoder_info info;
 	struct frame_slot slot[LLMEM_CODEC_MAX_FRAMES];
-	uint32_t pushed;
+	/* Frames pushed whose packet was not pulled yet. */
+	uint32_t pending;
 	struct codec_memory bits[LLMEM_CODEC_MAX_BITSTREAM_BUFFERS];
 	bool bits_queued[LLMEM_CODEC_MAX_BITSTREAM_BUFFERS];
 	bool bits_held[LLMEM_CODEC_MAX_BITSTREAM_BUFFERS];
@@ -352,7 +353,7 @@ LLMEM_PUBLIC int llmem_encoder_push(struct llmem_encoder *e, const struct llmem_
 	if (ret)
 		return ret;
 	e->slot[slot] = (struct frame_slot){ .busy = true, .last_fd = f->fd[0], .id = f->id };
-	e->pushed++;
+	e->pending++;
 	return 0;
 }
 
@@ -375,7 +376,6 @@ static int reap_frames(struct llmem_encoder *e, int timeout_ms, const uint64_t *
 		if (ret)
 			return ret;
 		e->slot[b.index].busy = false;
-		e->pushed--;
 	}
 }
 
@@ -426,7 +426,7 @@ LLMEM_PUBLIC int llmem_encoder_pull(struct llmem_encoder *e, int timeout_ms,
 	if (e->ended)
 		return -ENODATA;
 	ret = reap_frames(e, 0, NULL);
-	if (!ret && !e->pushed && !e->draining)
+	if (!ret && !e->pending && !e->draining)
 		return llmem_error(-EAGAIN, "encoder pull: no frame was pushed");
 	if (!ret)
 		ret = queue_bitstream(e);
@@ -438,6 +438,7 @@ LLMEM_PUBLIC int llmem_encoder_pull(struct llmem_encoder *e, int timeout_ms,
 	e->ended = b.flags & LLMEM_CODEC_BUF_LAST;
 	if (!b.bytesused[0] && e->ended)
 		return -ENODATA;
+	e->pending -= e->pending > 0;
 	ret = reap_frames(e, timeout_ms, &b.timestamp_us);
 	if (ret)
 		return ret;
