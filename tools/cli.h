@@ -188,6 +188,8 @@ static inline const char *cli_plural(uint64_t n)
  */
 #define CLI_MAX_OPTIONS 48
 size_t cli_all_options(const struct cli_command *cmd, const struct cli_option **out);
+/* The two every command answers, which the parser acts on itself. */
+extern const struct cli_option cli_help_option, cli_version_option;
 
 static inline bool cli_takes_value(const struct cli_option *o)
 {
