@@ -84,7 +84,7 @@ static int check(const struct cli_command *cmd)
 static int run(const struct cli_command *cmd, int argc, char **argv)
 {
 	struct phase ph[3];
-	struct bench b = { 0 };
+	struct alloc_bench b = { 0 };
 	struct bench_alloc_result r = { .b = &b, .virt = &ph[0], .obj = &ph[1], .peer = &ph[2] };
 	struct alloc_trace trace;
 	int ret;

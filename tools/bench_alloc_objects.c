@@ -14,7 +14,7 @@
 #include "bench_alloc_rounds.h"
 
 /* A session without validation: the figures are the library's, not the layer's. */
-int bench_alloc_objects_open(struct bench *b)
+int bench_alloc_objects_open(struct alloc_bench *b)
 {
 	struct llmem_session_create_info ci = { .app_name = "llmem bench alloc" };
 	int ret;
@@ -41,7 +41,7 @@ static int object_alloc(struct llmem_memory *m, const struct alloc_trace_op *op,
 				   (struct llmem_buffer **)out);
 }
 
-static void object_free(struct bench *b, uint32_t id)
+static void object_free(struct alloc_bench *b, uint32_t id)
 {
 	if (b->object_is_image[id])
 		llmem_image_destroy(b->objects[id]);
@@ -51,7 +51,7 @@ static void object_free(struct bench *b, uint32_t id)
 }
 
 /* After a timed allocation: its pages, and at the peak the memory's free space. */
-static void observe(struct bench *b, struct llmem_memory *m, size_t i)
+static void observe(struct alloc_bench *b, struct llmem_memory *m, size_t i)
 {
 	struct llmem_memory_info mi;
 
@@ -68,7 +68,7 @@ static void observe(struct bench *b, struct llmem_memory *m, size_t i)
 	}
 }
 
-int bench_alloc_objects(struct bench *b, size_t ops, int timed, struct figures *f)
+int bench_alloc_objects(struct alloc_bench *b, size_t ops, int timed, struct figures *f)
 {
 	struct llmem_memory_create_info mci = {
 		.page_size = LLMEM_MEMORY_DEFAULT_PAGE_SIZE,

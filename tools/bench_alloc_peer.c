@@ -10,7 +10,7 @@
 
 #include "bench_alloc_rounds.h"
 
-int bench_alloc_peer_open(struct bench *b)
+int bench_alloc_peer_open(struct alloc_bench *b)
 {
 	VkApplicationInfo app = {
 		.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
@@ -59,7 +59,7 @@ int bench_alloc_peer_open(struct bench *b)
 	return r == VK_SUCCESS ? 0 : -ENODEV;
 }
 
-void bench_alloc_peer_close(struct bench *b)
+void bench_alloc_peer_close(struct alloc_bench *b)
 {
 	if (b->device)
 		vkDestroyDevice(b->device, NULL);
@@ -67,7 +67,7 @@ void bench_alloc_peer_close(struct bench *b)
 		vkDestroyInstance(b->instance, NULL);
 }
 
-int bench_alloc_peer(struct bench *b, size_t ops, int timed, struct figures *f)
+int bench_alloc_peer(struct alloc_bench *b, size_t ops, int timed, struct figures *f)
 {
 	VkMemoryAllocateInfo mai = {
 		.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,

@@ -100,7 +100,7 @@ static void emit_figures(struct emit *e, const struct stat3 s[3])
 
 void bench_alloc_print_json(const struct bench_alloc_result *r)
 {
-	const struct bench *b = r->b;
+	const struct alloc_bench *b = r->b;
 	struct emit e;
 	char checksum[17];
 
@@ -151,7 +151,7 @@ void bench_alloc_print_json(const struct bench_alloc_result *r)
 static void print_objects(const struct bench_alloc_result *r)
 {
 	const struct alloc_trace *trace = r->trace;
-	const struct bench *b = r->b;
+	const struct alloc_bench *b = r->b;
 	const struct stat3 *obj = r->obj->s;
 
 	printf("objects: llmem buffers and %dx(size/%d) RGBA8 images in one memory "
@@ -174,7 +174,7 @@ static void print_objects(const struct bench_alloc_result *r)
 
 void bench_alloc_print_text(const struct bench_alloc_result *r)
 {
-	const struct bench *b = r->b;
+	const struct alloc_bench *b = r->b;
 	int rounds = r->runs > r->object_runs ? r->runs : r->object_runs;
 	bool have_obj = r->obj->runs > 0, have_peer = r->peer->runs > 0;
 	bool lavapipe = have_peer && strstr(b->device_name, "llvmpipe");

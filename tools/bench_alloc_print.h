@@ -9,7 +9,7 @@
 
 /* What the report says: the run as asked for, and what it measured. */
 struct bench_alloc_result {
-	const struct bench *b;
+	const struct alloc_bench *b;
 	const struct alloc_trace *trace;
 	size_t ops, peer_ops;
 	int runs, object_runs;

@@ -35,7 +35,7 @@ double bench_alloc_clock_cost(void)
 	return best;
 }
 
-void bench_alloc_find_peak(struct bench *b)
+void bench_alloc_find_peak(struct alloc_bench *b)
 {
 	const struct alloc_trace *t = b->trace;
 	uint64_t *sizes = calloc(t->objects ? t->objects : 1, sizeof(*sizes));
@@ -58,7 +58,7 @@ void bench_alloc_find_peak(struct bench *b)
 	free(sizes);
 }
 
-void tally_finish(const struct tally *t, const struct bench *b, size_t ops, struct figures *f)
+void tally_finish(const struct tally *t, const struct alloc_bench *b, size_t ops, struct figures *f)
 {
 	f->op_ns = (double)(bench_alloc_cpu_ns() - t->start) / (double)ops;
 	f->alloc_ns = t->allocs ? (double)t->alloc_ns / (double)t->allocs - b->clock_ns : 0;
@@ -66,7 +66,7 @@ void tally_finish(const struct tally *t, const struct bench *b, size_t ops, stru
 }
 
 /* A whole pass for the op figure, then a timed one for the split. */
-static int measure_once(struct bench *b, struct phase *ph, int r)
+static int measure_once(struct alloc_bench *b, struct phase *ph, int r)
 {
 	struct figures f, g;
 	int ret;
@@ -84,7 +84,7 @@ static int measure_once(struct bench *b, struct phase *ph, int r)
 	return 0;
 }
 
-int bench_alloc_measure(struct bench *b, struct phase *ph, int n, int rounds)
+int bench_alloc_measure(struct alloc_bench *b, struct phase *ph, int n, int rounds)
 {
 	struct progress p;
 	int ret = 0;

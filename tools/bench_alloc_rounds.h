@@ -31,7 +31,7 @@ struct figures {
 	double buffer_ns, image_ns;
 };
 
-struct bench {
+struct alloc_bench {
 	const struct alloc_trace *trace;
 	bool quiet;
 	size_t peak_op; /* after this operation, live bytes are at their peak */
@@ -117,28 +117,29 @@ static inline bool tally_step(struct tally *t, bool timed, int ret, bool is_free
 }
 
 /* The pass's figures, less the clock's own cost per timed operation. */
-void tally_finish(const struct tally *t, const struct bench *b, size_t ops, struct figures *f);
+void tally_finish(const struct tally *t, const struct alloc_bench *b, size_t ops,
+		  struct figures *f);
 
 /*
  * The phases: one pass over the first @ops of the trace, @timed splitting
  * allocations from frees.  Return: 0 or a negative errno after a message.
  */
-int bench_alloc_virtual(struct bench *b, size_t ops, int timed, struct figures *f);
-int bench_alloc_objects(struct bench *b, size_t ops, int timed, struct figures *f);
-int bench_alloc_peer(struct bench *b, size_t ops, int timed, struct figures *f);
+int bench_alloc_virtual(struct alloc_bench *b, size_t ops, int timed, struct figures *f);
+int bench_alloc_objects(struct alloc_bench *b, size_t ops, int timed, struct figures *f);
+int bench_alloc_peer(struct alloc_bench *b, size_t ops, int timed, struct figures *f);
 
 /* The session the objects are made in, and the peer's device. */
-int bench_alloc_objects_open(struct bench *b);
-int bench_alloc_peer_open(struct bench *b);
-void bench_alloc_peer_close(struct bench *b);
+int bench_alloc_objects_open(struct alloc_bench *b);
+int bench_alloc_peer_open(struct alloc_bench *b);
+void bench_alloc_peer_close(struct alloc_bench *b);
 
 /* The cost of one clock read, and the operation after which live bytes peak. */
 double bench_alloc_clock_cost(void);
-void bench_alloc_find_peak(struct bench *b);
+void bench_alloc_find_peak(struct alloc_bench *b);
 
 /* One of the three, with its figures per round. */
 struct phase {
-	int (*run)(struct bench *b, size_t ops, int timed, struct figures *f);
+	int (*run)(struct alloc_bench *b, size_t ops, int timed, struct figures *f);
 	size_t ops;
 	int runs; /* it takes part in the first @runs rounds; 0: not at all */
 	double v[5][BENCH_ALLOC_MAX_RUNS]; /* op, alloc, free, buffer alloc, image alloc */
@@ -150,7 +151,7 @@ struct phase {
  * round to the next.  A phase that fails drops out (its runs 0) and the
  * others go on; Return: 0, or the virtual pool's error, which ends the run.
  */
-int bench_alloc_measure(struct bench *b, struct phase *ph, int n, int rounds);
+int bench_alloc_measure(struct alloc_bench *b, struct phase *ph, int n, int rounds);
 
 /* @a's figures over @b's, round by round, in the rounds both took part in. */
 struct ratio {

@@ -11,7 +11,7 @@
 
 static int count_page_create(void *user, uint32_t index, uint64_t size)
 {
-	struct bench *b = user;
+	struct alloc_bench *b = user;
 
 	(void)index;
 	(void)size;
@@ -22,13 +22,13 @@ static int count_page_create(void *user, uint32_t index, uint64_t size)
 
 static void count_page_destroy(void *user, uint32_t index)
 {
-	struct bench *b = user;
+	struct alloc_bench *b = user;
 
 	(void)index;
 	b->pages--;
 }
 
-int bench_alloc_virtual(struct bench *b, size_t ops, int timed, struct figures *f)
+int bench_alloc_virtual(struct alloc_bench *b, size_t ops, int timed, struct figures *f)
 {
 	struct llmem_pool_create_info ci = {
 		.granularity = b->granularity,
