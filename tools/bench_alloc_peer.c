@@ -81,7 +81,7 @@ int bench_alloc_peer(struct alloc_bench *b, size_t ops, int timed, struct figure
 	tally_start(&t);
 	for (i = 0; i < ops; i++) {
 		const struct alloc_trace_op *op = &b->trace->ops[i];
-		uint64_t t0 = timed ? bench_alloc_now_ns() : 0;
+		uint64_t t0 = timed ? timing_ns(CLOCK_MONOTONIC) : 0;
 
 		if (op->free) {
 			vkFreeMemory(b->device, b->memories[op->id], NULL);

@@ -25,10 +25,10 @@ double bench_alloc_clock_cost(void)
 	double best = 1e9;
 
 	for (int batch = 0; batch < 20; batch++) {
-		uint64_t t0 = bench_alloc_now_ns(), t = t0;
+		uint64_t t0 = timing_ns(CLOCK_MONOTONIC), t = t0;
 
 		for (int i = 0; i < 5000; i++)
-			t = bench_alloc_now_ns();
+			t = timing_ns(CLOCK_MONOTONIC);
 		if ((double)(t - t0) / 5000 < best)
 			best = (double)(t - t0) / 5000;
 	}
@@ -60,7 +60,7 @@ void bench_alloc_find_peak(struct alloc_bench *b)
 
 void tally_finish(const struct tally *t, const struct alloc_bench *b, size_t ops, struct figures *f)
 {
-	f->op_ns = (double)(bench_alloc_cpu_ns() - t->start) / (double)ops;
+	f->op_ns = (double)(timing_ns(CLOCK_THREAD_CPUTIME_ID) - t->start) / (double)ops;
 	f->alloc_ns = t->allocs ? (double)t->alloc_ns / (double)t->allocs - b->clock_ns : 0;
 	f->free_ns = t->frees ? (double)t->free_ns / (double)t->frees - b->clock_ns : 0;
 }

@@ -12,7 +12,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <time.h>
 
 #include <vulkan/vulkan.h>
 
@@ -20,6 +19,7 @@
 
 #include "alloc_trace.h"
 #include "stat3.h"
+#include "timing.h"
 
 #define BENCH_ALLOC_MAX_RUNS 101
 /* An image operation's width in RGBA8 texels: its rows are size / 4096. */
@@ -60,25 +60,8 @@ struct alloc_bench {
 	uint64_t obj_peak_bytes; /* bytes the pool held at the peak op, padding included */
 };
 
-static inline uint64_t bench_alloc_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-/* The thread's CPU time: a whole pass, where a preemption on a busy machine
- * would add the other programs' time to a wall clock's. */
-static inline uint64_t bench_alloc_cpu_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-/* A pass's operations: the whole in CPU time, each timed one on the clock. */
+/* A pass's operations: the whole in the thread's CPU time, each timed one
+ * on CLOCK_MONOTONIC (bench_alloc_rounds.c says why). */
 struct tally {
 	uint64_t start, alloc_ns, free_ns, allocs, frees;
 	/* The last operation's time, for a phase that splits allocations further. */
@@ -87,7 +70,7 @@ struct tally {
 
 static inline void tally_start(struct tally *t)
 {
-	*t = (struct tally){ .start = bench_alloc_cpu_ns() };
+	*t = (struct tally){ .start = timing_ns(CLOCK_THREAD_CPUTIME_ID) };
 }
 
 /*
@@ -102,7 +85,7 @@ static inline bool tally_step(struct tally *t, bool timed, int ret, bool is_free
 
 	if (!timed)
 		return !ret;
-	t1 = bench_alloc_now_ns();
+	t1 = timing_ns(CLOCK_MONOTONIC);
 	if (ret)
 		return false;
 	t->last_ns = t1 - t0;

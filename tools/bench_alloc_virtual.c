@@ -48,7 +48,7 @@ int bench_alloc_virtual(struct alloc_bench *b, size_t ops, int timed, struct fig
 	tally_start(&t);
 	for (size_t i = 0; i < ops; i++) {
 		const struct alloc_trace_op *op = &b->trace->ops[i];
-		uint64_t t0 = timed ? bench_alloc_now_ns() : 0;
+		uint64_t t0 = timed ? timing_ns(CLOCK_MONOTONIC) : 0;
 
 		if (op->free) {
 			ret = llmem_pool_free(pool, b->handles[op->id]);

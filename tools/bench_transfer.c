@@ -16,6 +16,7 @@
 #include "commands.h"
 #include "emit.h"
 #include "progress.h"
+#include "timing.h"
 
 #define MAX_RUNS 64
 
@@ -50,7 +51,7 @@ static int measure(struct transfer_bench *b, int runs, struct figure out[PATHS])
 		progress_step(&pr, (uint64_t)r);
 		for (int j = 0; j < PATHS; j++) {
 			int p = (j + r) % PATHS;
-			double t0 = transfer_now_s();
+			double t0 = timing_s(CLOCK_MONOTONIC);
 
 			ret = transfer_bench_run(b, p);
 			if (ret) {
@@ -58,7 +59,7 @@ static int measure(struct transfer_bench *b, int runs, struct figure out[PATHS])
 				return ret;
 			}
 			gbs[p][r] = (double)b->size * (p == MEMCPY_PAIR ? 2 : 1) /
-				    (transfer_now_s() - t0) / 1e9;
+				    (timing_s(CLOCK_MONOTONIC) - t0) / 1e9;
 		}
 	}
 	progress_step(&pr, (uint64_t)runs);

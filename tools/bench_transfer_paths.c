@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "bench_transfer_paths.h"
+#include "timing.h"
 
 const char *const transfer_path_names[PATHS] = {
 	[MEMCPY] = "memcpy host->host",		  [MEMCPY_PAIR] = "2 memcpys at once, sum",
@@ -123,7 +124,7 @@ static void wrap_host(struct transfer_bench *b)
 	};
 	struct llmem_buffer_create_info bci = { .size = b->size };
 	uint32_t page;
-	double t0 = transfer_now_s();
+	double t0 = timing_s(CLOCK_MONOTONIC);
 
 	if (llmem_memory_create(b->s, &ci, &b->wrap_mem))
 		return;
@@ -133,7 +134,7 @@ static void wrap_host(struct transfer_bench *b)
 		b->wrapped = NULL;
 		return;
 	}
-	b->wrap_ms = (transfer_now_s() - t0) * 1e3;
+	b->wrap_ms = (timing_s(CLOCK_MONOTONIC) - t0) * 1e3;
 }
 
 int transfer_bench_setup(struct transfer_bench *b)

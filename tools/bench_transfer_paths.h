@@ -10,7 +10,6 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include <time.h>
 
 #include <llmem/llmem.h>
 #include <llmem/transfer.h>
@@ -50,14 +49,6 @@ struct transfer_bench {
 	struct llmem_queue_create_info staging;
 	bool quiet;
 };
-
-static inline double transfer_now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 /*
  * Everything the paths need for @b->size bytes, the staging queue made as

@@ -10,7 +10,6 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <linux/videodev2.h>
@@ -27,6 +26,7 @@
 #include "display_writeback.h"
 #include "emit.h"
 #include "progress.h"
+#include "timing.h"
 
 #define CAMERA_FRAMES 30
 
@@ -124,14 +124,6 @@ static int fail(int err, const char *what)
 {
 	fprintf(stderr, "llmem display: %s: %s\n", what, llmem_last_error());
 	return err;
-}
-
-static double wall_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 /* The camera's options mean nothing to a stream, which says its own
@@ -265,7 +257,7 @@ static int stream(struct run *r)
 	if (ret)
 		return ret;
 	progress_start(&p, "llmem display", "frames", r->src->frames, args.quiet);
-	start = wall_s();
+	start = timing_s(CLOCK_MONOTONIC);
 	while (!r->src->frames || r->shown < r->src->frames) {
 		ret = ops->next(r->src, &f);
 		if (ret == 1) {
@@ -284,7 +276,7 @@ static int stream(struct run *r)
 		progress_step(&p, r->shown);
 	}
 	progress_end(&p);
-	r->seconds = wall_s() - start;
+	r->seconds = timing_s(CLOCK_MONOTONIC) - start;
 	if (!ret)
 		ret = ops->stop(r->src);
 	return ret;
