@@ -39,6 +39,7 @@
 #include "emit.h"
 #include "stat3.h"
 #include "progress.h"
+#include "timing.h"
 
 #define TIMEOUT_MS 10000
 
@@ -101,14 +102,6 @@ static int fail(int err, const char *what)
 {
 	fprintf(stderr, "llmem bench codec: %s: %s\n", what, llmem_last_error());
 	return err;
-}
-
-static double clock_us(clockid_t id)
-{
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
 }
 
 static double tv_us(const struct timeval *tv)
@@ -217,15 +210,15 @@ static int feed(struct bench *b, struct llmem_encoder *enc, bool copy, uint32_t 
 	int ret;
 
 	f.id = n;
-	t0 = clock_us(CLOCK_THREAD_CPUTIME_ID);
+	t0 = 1e6 * timing_s(CLOCK_THREAD_CPUTIME_ID);
 	ret = llmem_encoder_push(enc, &f);
-	t1 = clock_us(CLOCK_THREAD_CPUTIME_ID);
+	t1 = 1e6 * timing_s(CLOCK_THREAD_CPUTIME_ID);
 	if (!ret)
 		ret = llmem_encoder_pull(enc, TIMEOUT_MS, &p);
 	if (ret)
 		return fail(ret, "encode");
 	t[SUBMIT] = t1 - t0;
-	t[ENCODE] = clock_us(CLOCK_THREAD_CPUTIME_ID) - t1;
+	t[ENCODE] = 1e6 * timing_s(CLOCK_THREAD_CPUTIME_ID) - t1;
 	t[TOTAL] = t[SUBMIT] + t[ENCODE];
 	res->bytes_copied_per_frame = copy ? b->raw_size : 0;
 	/* The check that both paths made the same bitstream, not timed. */
@@ -244,8 +237,8 @@ static void cpu_now(struct cpu_split *c)
 {
 	/* The same order before and after, so that neither window is the longer. */
 	getrusage(RUSAGE_THREAD, &c->ru);
-	c->thread = clock_us(CLOCK_THREAD_CPUTIME_ID);
-	c->process = clock_us(CLOCK_PROCESS_CPUTIME_ID);
+	c->thread = 1e6 * timing_s(CLOCK_THREAD_CPUTIME_ID);
+	c->process = 1e6 * timing_s(CLOCK_PROCESS_CPUTIME_ID);
 }
 
 static void cpu_add(struct path_result *r, const struct cpu_split *a, const struct cpu_split *b)

@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <linux/videodev2.h>
@@ -28,6 +27,7 @@
 #include "png_writer.h"
 #include "progress.h"
 #include "report.h"
+#include "timing.h"
 
 #define TIMEOUT_MS 10000
 #define FRAME_BUFS 3
@@ -123,20 +123,12 @@ static int use_frame(struct decode_run *r, const struct llmem_codec_frame *f)
 	return ret;
 }
 
-static double wall_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* The decoded frames, until the stream ends; the decoder follows its
  * changes of resolution. */
 static int decode_frames(struct decode_run *r)
 {
 	struct llmem_bitstream_info src;
-	double start = wall_s();
+	double start = timing_s(CLOCK_MONOTONIC);
 	int ret;
 
 	ret = llmem_decoder_start(r->dec, TIMEOUT_MS);
@@ -175,7 +167,7 @@ static int decode_frames(struct decode_run *r)
 	}
 	progress_end(&r->progress);
 	llmem_decoder_get_info(r->dec, &r->info);
-	r->seconds = wall_s() - start;
+	r->seconds = timing_s(CLOCK_MONOTONIC) - start;
 	return ret;
 }
 

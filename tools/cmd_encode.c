@@ -16,7 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <linux/videodev2.h>
@@ -37,6 +36,7 @@
 #include "png_writer.h"
 #include "progress.h"
 #include "report.h"
+#include "timing.h"
 
 #define TIMEOUT_MS 10000
 
@@ -134,14 +134,6 @@ static int fail(int err, const char *what)
 {
 	fprintf(stderr, "llmem encode: %s: %s\n", what, llmem_last_error());
 	return err;
-}
-
-static double wall_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 /* What llmem.ko sees of a frame's DMA-BUF now. */
@@ -290,7 +282,7 @@ static int encode_one(struct encode_run *r, struct llmem_camera_frame *cf,
 
 static int encode_frames(struct encode_run *r)
 {
-	double start = wall_s();
+	double start = timing_s(CLOCK_MONOTONIC);
 	struct llmem_codec_packet p;
 	struct progress pr;
 	int ret;
@@ -327,7 +319,7 @@ static int encode_frames(struct encode_run *r)
 		if (ret)
 			return ret;
 	}
-	r->seconds = wall_s() - start;
+	r->seconds = timing_s(CLOCK_MONOTONIC) - start;
 	/* The encoder lets go of the frames; their owner still holds them. */
 	llmem_encoder_close(r->enc);
 	r->enc = NULL;
