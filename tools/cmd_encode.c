@@ -319,6 +319,7 @@ static int encode_frames(struct encode_run *r)
 		if (ret)
 			return ret;
 	}
+	ret = 0;
 	r->seconds = timing_s(CLOCK_MONOTONIC) - start;
 	/* The encoder lets go of the frames; their owner still holds them. */
 	llmem_encoder_close(r->enc);

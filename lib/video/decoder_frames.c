@@ -95,6 +95,19 @@ static int set_format(struct llmem_decoder *d)
 	ret = llmem_codec_follow_source_change(d->codec, &want);
 	if (ret)
 		return ret;
+	/*
+	 * A decoder that cannot write the stream into the format asked for
+	 * (another chroma subsampling) says so with a source change of the same
+	 * size before any frame: asking for it again would go round forever.
+	 */
+	if (d->ci.fourcc && info->source_changes && !d->frames_in_format &&
+	    want.width == info->format.width && want.height == info->format.height)
+		return llmem_error(-EINVAL,
+				   "%s: the stream does not decode into %.4s (the decoder asks for "
+				   "%.4s: another chroma subsampling)",
+				   info->device, (const char *)&d->ci.fourcc,
+				   (const char *)&want.fourcc);
+	d->frames_in_format = 0;
 	want.fourcc = d->ci.fourcc ? d->ci.fourcc : readable_format(want.fourcc);
 	ret = llmem_codec_set_format(d->codec, LLMEM_CODEC_CAPTURE, &want, &info->format);
 	if (ret)
