@@ -90,13 +90,9 @@ static PyObject *bitstream_open_fwht(PyObject *cls, PyObject *arg)
 	PyObject *path = NULL;
 	int ret;
 
+	/* str, bytes or os.PathLike; ValueError for one holding a NUL. */
 	if (!PyUnicode_FSConverter(arg, &path))
 		return NULL;
-	if (strlen(PyBytes_AS_STRING(path)) != (size_t)PyBytes_GET_SIZE(path)) {
-		Py_DECREF(path);
-		PyErr_SetString(PyExc_ValueError, "path must not contain a NUL character");
-		return NULL;
-	}
 	self = (struct pyl_bitstream *)((PyTypeObject *)cls)->tp_alloc((PyTypeObject *)cls, 0);
 	if (!self) {
 		Py_DECREF(path);
