@@ -111,7 +111,8 @@ static PyObject *bitstream_close(struct pyl_bitstream *self, PyObject *unused)
 {
 	(void)unused;
 	if (self->decoders)
-		return pyl_error_msg(EBUSY, "bitstream is read by %zd open decoder%s: close %s first",
+		return pyl_error_msg(EBUSY,
+				     "bitstream is read by %zd open decoder%s: close %s first",
 				     self->decoders, self->decoders == 1 ? "" : "s",
 				     self->decoders == 1 ? "it" : "them");
 	llmem_bitstream_close(self->b);
@@ -301,10 +302,10 @@ static PyObject *frame_plane(struct pyl_decoded_frame *self, uint32_t p)
 	return frame_view(self, self->f.data[p], &layout);
 }
 
-#define FRAME_LIVE(self)                                                       \
-	do {                                                                   \
+#define FRAME_LIVE(self)                                                      \
+	do {                                                                  \
 		if ((self)->released || !(self)->held || !(self)->decoder->d) \
-			return pyl_closed("frame (released)");                 \
+			return pyl_closed("frame (released)");                \
 	} while (0)
 
 static PyObject *frame_get_data(struct pyl_decoded_frame *self, void *closure)
@@ -428,8 +429,7 @@ static PyMethodDef frame_methods[] = {
 
 static PyGetSetDef frame_getset[] = {
 	{ "data", (getter)frame_get_data, NULL,
-	  "Plane 0's bytes, a read-only view without a copy (the Mapping of planes[0]).",
-	  NULL },
+	  "Plane 0's bytes, a read-only view without a copy (the Mapping of planes[0]).", NULL },
 	{ "planes", (getter)frame_get_planes, NULL,
 	  "Each memory plane's bytes, read-only views without a copy.", NULL },
 	{ "rgba", (getter)frame_get_rgba, NULL,
@@ -466,10 +466,13 @@ PyTypeObject pyl_DecodedFrameType = {
 
 static PyObject *decoder_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
-	static char *kw[] = { "session",     "source",	     "device",	     "format",
-			      "frames",	     "bitstream_buffers", "convert", "rgba_format",
-			      "rgba_buffers", "rgba_pitch_alignment", "shared_rgba", "backend",
-			      "timeout",     NULL };
+	static char *kw[] = { "session",      "source",
+			      "device",	      "format",
+			      "frames",	      "bitstream_buffers",
+			      "convert",      "rgba_format",
+			      "rgba_buffers", "rgba_pitch_alignment",
+			      "shared_rgba",  "backend",
+			      "timeout",      NULL };
 	struct llmem_decoder_create_info ci = { 0 };
 	PyObject *session, *source, *device = NULL, *format = NULL, *frames = NULL,
 				    *bitstream_buffers = NULL, *convert = NULL, *rgba_format = NULL,
@@ -583,8 +586,7 @@ static PyObject *decoder_start(struct pyl_decoder *self, PyObject *const *args, 
 	int ms = self->timeout_ms, ret;
 	PyObject *a[1];
 
-	if (pyl_args("start", args, nargs, kwnames, names, 1, 0, a) ||
-	    pyl_codec_timeout(a[0], &ms))
+	if (pyl_args("start", args, nargs, kwnames, names, 1, 0, a) || pyl_codec_timeout(a[0], &ms))
 		return NULL;
 	DECODER_OPEN(self);
 	self->busy = 1;
@@ -635,8 +637,7 @@ static PyObject *decoder_next(struct pyl_decoder *self, PyObject *const *args, P
 	int ms = self->timeout_ms;
 	PyObject *a[1];
 
-	if (pyl_args("next", args, nargs, kwnames, names, 1, 0, a) ||
-	    pyl_codec_timeout(a[0], &ms))
+	if (pyl_args("next", args, nargs, kwnames, names, 1, 0, a) || pyl_codec_timeout(a[0], &ms))
 		return NULL;
 	return decoder_take(self, ms, 0);
 }
@@ -660,18 +661,17 @@ static PyObject *decoder_info(struct pyl_decoder *self, PyObject *unused)
 	if (!self->d)
 		return pyl_closed("decoder");
 	llmem_decoder_get_info(self->d, &i);
-	return Py_BuildValue("{s:s,s:s,s:I,s:I,s:I,s:I,s:(IIII),s:(IIII),s:N,s:N,s:I,s:I,s:I,s:I,"
-			     "s:I,s:I,s:I}",
-			     "device", i.device, "driver", i.driver, "fourcc", f->fourcc, "width",
-			     f->width, "height", f->height, "num_planes", f->num_planes,
-			     "sizeimage", f->sizeimage[0], f->sizeimage[1], f->sizeimage[2],
-			     f->sizeimage[3], "bytesperline", f->bytesperline[0],
-			     f->bytesperline[1], f->bytesperline[2], f->bytesperline[3], "layout",
-			     pyl_frame_layout_tuple(&i.layout), "rgba_layout",
-			     pyl_frame_layout_tuple(&i.rgba_layout), "frames", i.frames,
-			     "rgba_buffers", i.rgba_buffers, "flags", i.flags, "backend",
-			     i.backend, "source_changes", i.source_changes, "units_fed",
-			     i.units_fed, "frames_decoded", i.frames_decoded);
+	return Py_BuildValue(
+		"{s:s,s:s,s:I,s:I,s:I,s:I,s:(IIII),s:(IIII),s:N,s:N,s:I,s:I,s:I,s:I,"
+		"s:I,s:I,s:I}",
+		"device", i.device, "driver", i.driver, "fourcc", f->fourcc, "width", f->width,
+		"height", f->height, "num_planes", f->num_planes, "sizeimage", f->sizeimage[0],
+		f->sizeimage[1], f->sizeimage[2], f->sizeimage[3], "bytesperline",
+		f->bytesperline[0], f->bytesperline[1], f->bytesperline[2], f->bytesperline[3],
+		"layout", pyl_frame_layout_tuple(&i.layout), "rgba_layout",
+		pyl_frame_layout_tuple(&i.rgba_layout), "frames", i.frames, "rgba_buffers",
+		i.rgba_buffers, "flags", i.flags, "backend", i.backend, "source_changes",
+		i.source_changes, "units_fed", i.units_fed, "frames_decoded", i.frames_decoded);
 }
 
 static PyObject *decoder_get_closed(struct pyl_decoder *self, void *closure)
@@ -708,8 +708,7 @@ static PyMethodDef decoder_methods[] = {
 	  "the last" },
 	{ "close", (PyCFunction)decoder_close, METH_NOARGS,
 	  "Closes; llmem.Error(EBUSY) while views of its frames live." },
-	{ "_info", (PyCFunction)decoder_info, METH_NOARGS,
-	  "llmem_decoder_get_info() as a dict." },
+	{ "_info", (PyCFunction)decoder_info, METH_NOARGS, "llmem_decoder_get_info() as a dict." },
 	{ 0 },
 };
 

@@ -128,8 +128,7 @@ static PyObject *frame_get_encoder(struct pyl_encoder_frame *self, void *closure
 
 static PyGetSetDef frame_getset[] = {
 	{ "data", (getter)frame_get_data, NULL,
-	  "Plane 0's bytes, a writable view without a copy (the Mapping of planes[0]).",
-	  NULL },
+	  "Plane 0's bytes, a writable view without a copy (the Mapping of planes[0]).", NULL },
 	{ "planes", (getter)frame_get_planes, NULL,
 	  "Each memory plane's bytes, writable views without a copy.", NULL },
 	{ "index", (getter)frame_get_index, NULL, "The encoder's slot for the frame.", NULL },
@@ -301,9 +300,9 @@ PyTypeObject pyl_PacketType = {
 
 static PyObject *encoder_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
-	static char *kw[] = { "session", "device", "format",  "size",	 "coded_format",
-			      "pitch",	 "frames", "bitstream_buffers", "copy", "backend",
-			      "timeout", NULL };
+	static char *kw[] = { "session",      "device",	 "format",  "size",
+			      "coded_format", "pitch",	 "frames",  "bitstream_buffers",
+			      "copy",	      "backend", "timeout", NULL };
 	struct llmem_encoder_create_info ci = { 0 };
 	PyObject *session, *device = NULL, *format = NULL, *size = NULL, *coded_format = NULL,
 			   *pitch = NULL, *frames = NULL, *bitstream_buffers = NULL, *copy = NULL,
@@ -321,8 +320,8 @@ static PyObject *encoder_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 	if (!s)
 		return NULL;
 	if (pyl_str(device, "device", &ci.device) || pyl_parse_fourcc(format, &ci.fourcc) ||
-	    pyl_parse_fourcc(coded_format, &ci.coded_fourcc) || pyl_u32(pitch, "pitch", &ci.pitch) ||
-	    pyl_u32(frames, "frames", &ci.frames) ||
+	    pyl_parse_fourcc(coded_format, &ci.coded_fourcc) ||
+	    pyl_u32(pitch, "pitch", &ci.pitch) || pyl_u32(frames, "frames", &ci.frames) ||
 	    pyl_u32(bitstream_buffers, "bitstream_buffers", &ci.bitstream_buffers) ||
 	    pyl_bool(copy, &cp) || pyl_backend(backend, &ci.backend) ||
 	    pyl_codec_timeout(timeout, &ms))
@@ -443,7 +442,7 @@ static int bytes_frame(struct pyl_encoder *self, PyObject *o, struct llmem_codec
 			     "sizeimage)",
 			     view->len, raw->width, raw->height, (const char *)&raw->fourcc,
 			     (unsigned long long)want);
-		return -1;
+		goto out_release;
 	}
 	src = view->buf;
 	/* The copy path reads the caller's bytes where they lie. */
@@ -462,7 +461,7 @@ static int bytes_frame(struct pyl_encoder *self, PyObject *o, struct llmem_codec
 		*f = self->spare;
 	} else if ((ret = llmem_encoder_get_frame(self->e, f))) {
 		pyl_error(ret);
-		return -1;
+		goto out_release;
 	}
 	self->spare = *f;
 	self->has_spare = 1;
@@ -471,6 +470,9 @@ static int bytes_frame(struct pyl_encoder *self, PyObject *o, struct llmem_codec
 		src += raw->sizeimage[p];
 	}
 	return 0;
+out_release:
+	PyBuffer_Release(view);
+	return -1;
 }
 
 /* @o as a frame to push: 0, or -1 with an exception.  @view is filled in
@@ -583,15 +585,14 @@ static PyObject *encoder_pull(struct pyl_encoder *self, PyObject *const *args, P
 	int ms = self->timeout_ms;
 	PyObject *a[1];
 
-	if (pyl_args("pull", args, nargs, kwnames, names, 1, 0, a) ||
-	    pyl_codec_timeout(a[0], &ms))
+	if (pyl_args("pull", args, nargs, kwnames, names, 1, 0, a) || pyl_codec_timeout(a[0], &ms))
 		return NULL;
 	ENCODER_OPEN(self);
 	return pull(self, ms, 0);
 }
 
-static PyObject *encoder_encode(struct pyl_encoder *self, PyObject *const *args,
-				Py_ssize_t nargs, PyObject *kwnames)
+static PyObject *encoder_encode(struct pyl_encoder *self, PyObject *const *args, Py_ssize_t nargs,
+				PyObject *kwnames)
 {
 	static const char *const names[] = { "frame", "id", "timeout", NULL };
 	int ms = self->timeout_ms;
@@ -636,16 +637,15 @@ static PyObject *encoder_info(struct pyl_encoder *self, PyObject *unused)
 	(void)unused;
 	if (!self->e)
 		return pyl_closed("encoder");
-	return Py_BuildValue("{s:s,s:s,s:I,s:I,s:I,s:I,s:(IIII),s:(IIII),s:I,s:I,s:I,s:I,s:I,s:I}",
-			     "device", i->device, "driver", i->driver, "fourcc", i->raw.fourcc,
-			     "width", i->raw.width, "height", i->raw.height, "num_planes",
-			     i->raw.num_planes, "sizeimage", i->raw.sizeimage[0],
-			     i->raw.sizeimage[1], i->raw.sizeimage[2], i->raw.sizeimage[3],
-			     "bytesperline", i->raw.bytesperline[0], i->raw.bytesperline[1],
-			     i->raw.bytesperline[2], i->raw.bytesperline[3], "coded_fourcc",
-			     i->coded.fourcc, "bitstream_size", i->coded.sizeimage[0], "frames",
-			     i->frames, "bitstream_buffers", i->bitstream_buffers, "flags",
-			     i->flags, "backend", i->backend);
+	return Py_BuildValue(
+		"{s:s,s:s,s:I,s:I,s:I,s:I,s:(IIII),s:(IIII),s:I,s:I,s:I,s:I,s:I,s:I}", "device",
+		i->device, "driver", i->driver, "fourcc", i->raw.fourcc, "width", i->raw.width,
+		"height", i->raw.height, "num_planes", i->raw.num_planes, "sizeimage",
+		i->raw.sizeimage[0], i->raw.sizeimage[1], i->raw.sizeimage[2], i->raw.sizeimage[3],
+		"bytesperline", i->raw.bytesperline[0], i->raw.bytesperline[1],
+		i->raw.bytesperline[2], i->raw.bytesperline[3], "coded_fourcc", i->coded.fourcc,
+		"bitstream_size", i->coded.sizeimage[0], "frames", i->frames, "bitstream_buffers",
+		i->bitstream_buffers, "flags", i->flags, "backend", i->backend);
 }
 
 static PyObject *encoder_get_closed(struct pyl_encoder *self, void *closure)
@@ -683,15 +683,13 @@ static PyMethodDef encoder_methods[] = {
 	  "no frame is taken after it." },
 	{ "close", (PyCFunction)encoder_close, METH_NOARGS,
 	  "Closes; llmem.Error(EBUSY) while views of its frames or packets live." },
-	{ "_info", (PyCFunction)encoder_info, METH_NOARGS,
-	  "llmem_encoder_get_info() as a dict." },
+	{ "_info", (PyCFunction)encoder_info, METH_NOARGS, "llmem_encoder_get_info() as a dict." },
 	{ 0 },
 };
 
 static PyGetSetDef encoder_getset[] = {
 	{ "closed", (getter)encoder_get_closed, NULL, "Whether close() was called.", NULL },
-	{ "views", (getter)encoder_get_views, NULL, "Live views of its frames and packets.",
-	  NULL },
+	{ "views", (getter)encoder_get_views, NULL, "Live views of its frames and packets.", NULL },
 	{ "session", (getter)encoder_get_session, NULL, "The session.", NULL },
 	{ 0 },
 };

@@ -22,9 +22,9 @@
 
 /* Each class's name, in the module and as _register()'s argument. */
 static const char *const class_names[PYL_CLASSES + 1] = {
-	"Session", "Memory", "Buffer", "Image",	     "Mapping",	  "Queue",     "Event",
-	"Camera",  "Frame",  "Cuda",   "CudaMemory", "UserEvent", "ImageView", "Kernel",
-	"Bitstream", "Decoder", "DecodedFrame", "Encoder", "EncoderFrame", "Packet",
+	"Session",   "Memory",	"Buffer",	"Image",      "Mapping",      "Queue",	   "Event",
+	"Camera",    "Frame",	"Cuda",		"CudaMemory", "UserEvent",    "ImageView", "Kernel",
+	"Bitstream", "Decoder", "DecodedFrame", "Encoder",    "EncoderFrame", "Packet",
 };
 
 static PyTypeObject *const base_types[PYL_CLASSES] = {

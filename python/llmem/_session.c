@@ -148,9 +148,8 @@ static PyObject *live_objects_error(struct pyl_session *self)
 
 static PyObject *session_close(struct pyl_session *self, PyObject *unused)
 {
-	Py_ssize_t live =
-		self->memories + self->queues + self->cameras + self->codecs + self->cudas +
-		self->kernels;
+	Py_ssize_t live = self->memories + self->queues + self->cameras + self->codecs +
+			  self->cudas + self->kernels;
 	int ret;
 
 	(void)unused;
