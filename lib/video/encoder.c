@@ -379,25 +379,25 @@ static int reap_frames(struct llmem_encoder *e, int timeout_ms, const uint64_t *
 	}
 }
 
+/* One bitstream buffer in the encoder, so that the next job runs here and
+ * not at the next push. */
 static int queue_bitstream(struct llmem_encoder *e)
 {
-	uint32_t queued = 0;
+	int free = -1, ret;
 
 	for (uint32_t i = 0; i < e->info.bitstream_buffers; i++) {
-		struct llmem_codec_plane p = { .fd = e->bits[i].fd };
-		int ret;
-
-		if (!e->bits_queued[i] && !e->bits_held[i]) {
-			ret = llmem_codec_queue(e->codec, LLMEM_CODEC_CAPTURE, i, &p, 1, 0);
-			if (ret)
-				return ret;
-			e->bits_queued[i] = true;
-		}
-		queued += e->bits_queued[i];
+		if (e->bits_queued[i])
+			return 0;
+		if (!e->bits_held[i] && free < 0)
+			free = (int)i;
 	}
-	return queued ? 0
-		      : llmem_error(-EAGAIN, "encoder pull: every bitstream buffer is "
-					     "held: release a packet first");
+	if (free < 0)
+		return llmem_error(-EAGAIN, "encoder pull: every bitstream buffer is held: "
+					    "release a packet first");
+	ret = llmem_codec_queue(e->codec, LLMEM_CODEC_CAPTURE, (uint32_t)free,
+				&(struct llmem_codec_plane){ .fd = e->bits[free].fd }, 1, 0);
+	e->bits_queued[free] = !ret;
+	return ret;
 }
 
 /* Where the driver does not flag keyframes (vicodec), FWHT says it itself. */
