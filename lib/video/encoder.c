@@ -38,6 +38,8 @@ struct llmem_encoder {
 	struct llmem_codec *codec;
 	struct llmem_encoder_info info;
 	struct frame_slot slot[LLMEM_CODEC_MAX_FRAMES];
+	/* Frames pushed whose packet is not pulled yet: a driver that encodes
+	 * in VIDIOC_QBUF gives a frame back before its packet is pulled. */
 	uint32_t pushed;
 	struct codec_memory bits[LLMEM_CODEC_MAX_BITSTREAM_BUFFERS];
 	bool bits_queued[LLMEM_CODEC_MAX_BITSTREAM_BUFFERS];
@@ -375,7 +377,6 @@ static int reap_frames(struct llmem_encoder *e, int timeout_ms, const uint64_t *
 		if (ret)
 			return ret;
 		e->slot[b.index].busy = false;
-		e->pushed--;
 	}
 }
 
@@ -443,6 +444,7 @@ LLMEM_PUBLIC int llmem_encoder_pull(struct llmem_encoder *e, int timeout_ms,
 		return ret;
 	llmem_buffer_invalidate(e->bits[b.index].buffer, 0, LLMEM_WHOLE_SIZE);
 	e->bits_held[b.index] = true;
+	e->pushed--;
 	*packet = (struct llmem_codec_packet){
 		.data = e->bits[b.index].map,
 		.buffer = e->bits[b.index].buffer,
