@@ -21,6 +21,7 @@
 
 #include "fwht_frame.h"
 #include "kselftest_harness.h"
+#include "test_util.h"
 #include "vk_test.h"
 
 #define NUNITS 3
@@ -42,16 +43,6 @@ FIXTURE(bitstream)
 	size_t at[NUNITS + 1]; /* where each unit starts; the last, the end */
 	struct llmem_bitstream *b;
 };
-
-static int write_file(const char *path, const void *data, size_t len)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	ssize_t n = fd >= 0 ? write(fd, data, len) : -1;
-
-	if (fd >= 0 && close(fd))
-		return -errno;
-	return n == (ssize_t)len ? 0 : -EIO;
-}
 
 /* NUNITS frames in self->data, the first a key frame, written to self->path. */
 FIXTURE_SETUP(bitstream)
