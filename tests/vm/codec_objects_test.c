@@ -11,6 +11,7 @@
  * below the objects are tested in codec_test.c.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +38,8 @@
 #define TIMEOUT_MS 20000
 /* Room for NFRAMES of the larger size in its larger format, coded. */
 #define STREAM_MAX (NFRAMES * WIDTH2 * HEIGHT2 * 2 + 4096)
+/* An RGBA frame of the larger size, rows padded to 1 KiB at most. */
+#define RGBA_REF_SIZE ((WIDTH2 * 4 + 1024) * HEIGHT2)
 
 static uint32_t raw_size(uint32_t fourcc, uint32_t w, uint32_t h)
 {
@@ -156,14 +159,17 @@ FIXTURE_VARIANT(encoder)
 {
 	uint32_t fourcc; /* 0: the default, YUYV */
 	uint32_t flags;
+	uint32_t backend;
 };
 
 FIXTURE_VARIANT_ADD(encoder, yuyv){
 	.fourcc = 0,
 };
 
-FIXTURE_VARIANT_ADD(encoder, nv12){
+/* On llmem.ko's pages, whose holders llmem_dmabuf_query() sees. */
+FIXTURE_VARIANT_ADD(encoder, nv12_llmem_pages){
 	.fourcc = V4L2_PIX_FMT_NV12,
+	.backend = LLMEM_BACKEND_LLMEM_DMABUF,
 };
 
 /* The frames in the caller's memory, copied into the driver's buffers. */
@@ -181,6 +187,7 @@ FIXTURE_SETUP(encoder)
 		.frames = 2,
 		.bitstream_buffers = 2,
 		.flags = variant->flags,
+		.backend = variant->backend,
 	};
 	uint32_t fourcc = variant->fourcc ? variant->fourcc : V4L2_PIX_FMT_YUYV;
 
@@ -272,7 +279,9 @@ TEST_F_TIMEOUT(encoder, info, 120)
 	EXPECT_EQ(self->info.frames, 2);
 	EXPECT_EQ(self->info.bitstream_buffers, 2);
 	EXPECT_EQ(self->info.flags, variant->flags);
-	EXPECT_NE(self->info.backend, 0);
+	EXPECT_EQ(self->info.backend == LLMEM_BACKEND_VULKAN, 0);
+	if (variant->backend)
+		EXPECT_EQ(self->info.backend, variant->backend);
 	EXPECT_EQ(llmem_encoder_get_info(self->e, NULL), -EINVAL);
 }
 
@@ -426,6 +435,204 @@ TEST_F_TIMEOUT(encoder, refusals, 120)
 	close(pipefd[1]);
 }
 
+/* The vmaps and attachments of the DMA-BUF @fd, where llmem.ko exported it
+ * (-1 otherwise), and @fd closed. */
+static int holders_then_close(int fd)
+{
+	struct llmem_dmabuf_state st;
+	int ret = llmem_dmabuf_query(fd, &st);
+
+	close(fd);
+	return ret || !(st.flags & LLMEM_DMABUF_EXPORTED_BY_LLMEM)
+		       ? -1
+		       : (int)(st.vmaps + st.attachments);
+}
+
+/*
+ * Closed with frames in the encoder and a packet held, the encoder lets
+ * go of every DMA-BUF: vicodec held the packet's buffer (its slot keeps it
+ * mapped) and no longer does.
+ */
+TEST_F_TIMEOUT(encoder, close_lets_go, 120)
+{
+	struct llmem_codec_frame frame[2];
+	struct llmem_codec_packet p;
+	int kept[2];
+
+	for (int f = 0; f < 2; f++) {
+		ASSERT_EQ(take_frame(self, f, &frame[f]), 0) TH_LOG("%s", llmem_last_error());
+		ASSERT_EQ(llmem_encoder_push(self->e, &frame[f]), 0);
+	}
+	ASSERT_EQ(llmem_encoder_pull(self->e, TIMEOUT_MS, &p), 0) TH_LOG("%s", llmem_last_error());
+	kept[0] = fcntl(p.fd, F_DUPFD_CLOEXEC, 0);
+	kept[1] = fcntl(frame[1].fd[0] >= 0 ? frame[1].fd[0] : p.fd, F_DUPFD_CLOEXEC, 0);
+	ASSERT_GE(kept[0], 0);
+	ASSERT_GE(kept[1], 0);
+	if (self->info.backend == LLMEM_BACKEND_LLMEM_DMABUF) {
+		struct llmem_dmabuf_state st;
+
+		ASSERT_EQ(llmem_dmabuf_query(p.fd, &st), 0);
+		EXPECT_EQ(st.vmaps, 1);
+	}
+	llmem_encoder_close(self->e);
+	self->e = NULL;
+	for (int i = 0; i < 2; i++) {
+		int holders = holders_then_close(kept[i]);
+
+		if (self->info.backend == LLMEM_BACKEND_LLMEM_DMABUF)
+			EXPECT_EQ(holders, 0) TH_LOG("buffer %d", i);
+	}
+}
+
+/* ---- A camera's frames into the encoder ---- */
+
+FIXTURE(camera_encoder)
+{
+	struct llmem_session *s;
+	struct llmem_camera *cam;
+	struct llmem_camera_info cinfo;
+	struct llmem_encoder *e;
+	struct llmem_encoder_info info;
+	struct scratch t;
+};
+
+FIXTURE_VARIANT(camera_encoder)
+{
+	uint32_t camera_flags;
+};
+
+/* The camera captures into llmem memory. */
+FIXTURE_VARIANT_ADD(camera_encoder, zero_copy){
+	.camera_flags = 0,
+};
+
+/* The camera captures into its driver's buffers, exported. */
+FIXTURE_VARIANT_ADD(camera_encoder, camera_copy){
+	.camera_flags = LLMEM_CAMERA_COPY,
+};
+
+/* vivid's YUYV camera, streaming, and an encoder of its frames as they lie. */
+FIXTURE_SETUP(camera_encoder)
+{
+	struct llmem_camera_create_info cci = {
+		.fourcc = V4L2_PIX_FMT_YUYV,
+		.width = WIDTH,
+		.height = HEIGHT,
+		.buffers = 4,
+		.flags = variant->camera_flags | LLMEM_CAMERA_INPUT,
+		.input = 0,
+	};
+	struct llmem_encoder_create_info eci = { .width = WIDTH, .height = HEIGHT };
+	char path[32];
+
+	ASSERT_EQ(vivid_capture_path(0, path, sizeof(path)), 0);
+	VK_TEST_SESSION(self->s);
+	ASSERT_EQ(scratch_make(&self->t), 0);
+	cci.device = path;
+	ASSERT_EQ(llmem_camera_open(self->s, &cci, &self->cam), 0)
+	TH_LOG("%s", llmem_last_error());
+	ASSERT_EQ(llmem_camera_get_info(self->cam, &self->cinfo), 0);
+	eci.pitch = self->cinfo.format.bytesperline;
+	ASSERT_EQ(llmem_encoder_open(self->s, &eci, &self->e), 0) TH_LOG("%s", llmem_last_error());
+	ASSERT_EQ(llmem_encoder_get_info(self->e, &self->info), 0);
+	ASSERT_EQ(llmem_camera_start(self->cam), 0) TH_LOG("%s", llmem_last_error());
+}
+
+FIXTURE_TEARDOWN(camera_encoder)
+{
+	llmem_encoder_close(self->e);
+	llmem_camera_close(self->cam);
+	VK_TEST_SESSION_END(self->s);
+	scratch_remove(&self->t);
+}
+
+/*
+ * Each camera frame goes to the encoder by the DMA-BUF it carries, and the
+ * bitstream is v4l2-ctl's of the same frames, read through those DMA-BUFs.
+ */
+TEST_F_TIMEOUT(camera_encoder, frames_by_their_dmabufs, 300)
+{
+	const uint32_t size = self->info.raw.sizeimage[0];
+	uint8_t *raw = malloc(NFRAMES * size), *stream = malloc(STREAM_MAX);
+	uint8_t *want = malloc(STREAM_MAX);
+	char path[300], fmt_out[80];
+	size_t len = 0;
+	long n;
+
+	ASSERT_NE(raw, NULL);
+	ASSERT_NE(stream, NULL);
+	ASSERT_NE(want, NULL);
+	ASSERT_EQ(self->info.raw.bytesperline[0], self->cinfo.format.bytesperline);
+	ASSERT_EQ(size, self->cinfo.format.sizeimage);
+	for (int f = 0; f < NFRAMES; f++) {
+		struct llmem_codec_frame frame = { .num_planes = 1, .id = f };
+		struct llmem_camera_frame cf;
+		struct llmem_codec_packet p;
+		void *map;
+
+		ASSERT_EQ(llmem_camera_next(self->cam, TIMEOUT_MS, &cf), 0)
+		TH_LOG("%s", llmem_last_error());
+		ASSERT_GE(cf.fd[0], 0);
+		EXPECT_EQ(cf.fd[1], -1);
+		ASSERT_EQ(llmem_dmabuf_map(cf.fd[0], 0, size, LLMEM_CPU_READ, &map), 0)
+		TH_LOG("%s", llmem_last_error());
+		ASSERT_EQ(llmem_dmabuf_begin_cpu_access(cf.fd[0], LLMEM_CPU_READ), 0);
+		memcpy(raw + f * size, map, size);
+		ASSERT_EQ(llmem_dmabuf_end_cpu_access(cf.fd[0], LLMEM_CPU_READ), 0);
+		ASSERT_EQ(llmem_dmabuf_unmap(map, size), 0);
+		frame.fd[0] = cf.fd[0];
+		frame.fd[1] = -1;
+		ASSERT_EQ(llmem_encoder_encode(self->e, &frame, TIMEOUT_MS, &p), 0)
+		TH_LOG("%s", llmem_last_error());
+		EXPECT_EQ(p.id, f);
+		EXPECT_EQ(!!(p.flags & LLMEM_CODEC_BUF_KEYFRAME), f == 0);
+		ASSERT_LE(len + p.size, STREAM_MAX);
+		memcpy(stream + len, p.data, p.size);
+		len += p.size;
+		ASSERT_EQ(llmem_encoder_release_packet(self->e, &p), 0);
+		ASSERT_EQ(llmem_camera_release(self->cam, &cf), 0) TH_LOG("%s", llmem_last_error());
+	}
+	snprintf(path, sizeof(path), "%s/camera.yuyv", self->t.dir);
+	snprintf(fmt_out, sizeof(fmt_out), "width=%d,height=%d,pixelformat=YUYV", WIDTH, HEIGHT);
+	ASSERT_EQ(write_file(path, raw, NFRAMES * size), 0);
+	n = v4l2_ctl_stream(_metadata, &self->t, self->info.device, path, fmt_out, "FWHT", want,
+			    STREAM_MAX);
+	ASSERT_EQ(n, (long)len);
+	EXPECT_EQ(memcmp(want, stream, len), 0);
+	free(raw);
+	free(stream);
+	free(want);
+}
+
+/* A DMA-BUF smaller than the encoder's plane is refused before the driver
+ * sees it, by both sizes. */
+TEST_F_TIMEOUT(camera_encoder, small_dmabuf_refused, 120)
+{
+	struct llmem_memory_create_info mci = { .flags = LLMEM_MEMORY_HOST_VISIBLE,
+						.page_size = 4096,
+						.sharing = LLMEM_SHARING_DMABUF };
+	struct llmem_buffer_create_info bci = { .size = 4096 };
+	struct llmem_codec_frame frame = { .num_planes = 1, .fd = { -1, -1 } };
+	struct llmem_codec_packet p;
+	struct llmem_dmabuf_region r;
+	struct llmem_memory *m;
+	struct llmem_buffer *b;
+	char want[32];
+
+	ASSERT_EQ(llmem_memory_create(self->s, &mci, &m), 0) TH_LOG("%s", llmem_last_error());
+	ASSERT_EQ(llmem_buffer_create(m, &bci, &b), 0);
+	ASSERT_EQ(llmem_buffer_export(b, &r), 0) TH_LOG("%s", llmem_last_error());
+	frame.fd[0] = r.fd;
+	EXPECT_FAILS(llmem_encoder_push(self->e, &frame), -EINVAL);
+	snprintf(want, sizeof(want), "needs %u", self->info.raw.sizeimage[0]);
+	EXPECT_NE(strstr(llmem_last_error(), want), NULL) TH_LOG("%s", llmem_last_error());
+	/* Nothing was taken: there is no packet to wait for. */
+	EXPECT_FAILS(llmem_encoder_pull(self->e, 0, &p), -EAGAIN);
+	close(r.fd);
+	llmem_buffer_destroy(b);
+	EXPECT_EQ(llmem_memory_destroy(m), 0);
+}
+
 /* ---- The decoder ---- */
 
 FIXTURE(decoder)
@@ -447,6 +654,9 @@ FIXTURE_VARIANT(decoder)
 {
 	uint32_t fourcc;
 	uint32_t flags;
+	uint32_t rgba_buffers;
+	uint32_t rgba_pitch_alignment;
+	uint32_t backend;
 };
 
 /* NV12, the decoder's choice for a 4:2:0 stream, converted to RGBA. */
@@ -454,8 +664,17 @@ FIXTURE_VARIANT_ADD(decoder, nv12_convert){
 	.flags = LLMEM_DECODER_CONVERT,
 };
 
-FIXTURE_VARIANT_ADD(decoder, nv12){
+/* Two RGBA buffers in shared pages, written in turn, rows padded to 1 KiB. */
+FIXTURE_VARIANT_ADD(decoder, nv12_convert_two_shared_padded){
+	.flags = LLMEM_DECODER_CONVERT | LLMEM_DECODER_SHARED_RGBA,
+	.rgba_buffers = 2,
+	.rgba_pitch_alignment = 1024,
+};
+
+/* On llmem.ko's pages, whose holders llmem_dmabuf_query() sees. */
+FIXTURE_VARIANT_ADD(decoder, nv12_llmem_pages){
 	.flags = 0,
+	.backend = LLMEM_BACKEND_LLMEM_DMABUF,
 };
 
 /* A format the shaders do not read: the conversion asked for is dropped. */
@@ -507,7 +726,7 @@ FIXTURE_SETUP(decoder)
 	self->stream = malloc(STREAM_MAX);
 	self->ref = malloc(STREAM_MAX);
 	self->got = malloc(WIDTH2 * HEIGHT2 * 3 / 2);
-	self->rgba_ref = malloc(WIDTH2 * HEIGHT2 * 4 + 4096);
+	self->rgba_ref = malloc(RGBA_REF_SIZE);
 	ASSERT_NE(self->input, NULL);
 	ASSERT_NE(self->input2, NULL);
 	ASSERT_NE(self->stream, NULL);
@@ -550,6 +769,9 @@ static void open_decoder(struct __test_metadata *_metadata, FIXTURE_DATA(decoder
 		.fourcc = variant->fourcc,
 		.frames = frames,
 		.flags = variant->flags,
+		.rgba_buffers = variant->rgba_buffers,
+		.rgba_pitch_alignment = variant->rgba_pitch_alignment,
+		.backend = variant->backend,
 	};
 	char node[64], fmt_out[80];
 
@@ -611,6 +833,7 @@ static void expect_frame(struct __test_metadata *_metadata, FIXTURE_DATA(decoder
 	EXPECT_LT(frame->rgba_index, info.rgba_buffers);
 	ASSERT_EQ(info.rgba_layout.width, w);
 	ASSERT_EQ(info.rgba_layout.height, h);
+	ASSERT_LE(info.rgba_layout.size, RGBA_REF_SIZE);
 	ref_nv12_to_rgba(px, w, px + luma, w, w, h, 0, 0, self->rgba_ref,
 			 info.rgba_layout.pitch[0]);
 	EXPECT_LE(ref_worst_channel(frame->rgba_data, self->rgba_ref, &info.rgba_layout), 2)
@@ -625,6 +848,7 @@ static void expect_frame(struct __test_metadata *_metadata, FIXTURE_DATA(decoder
 TEST_F_TIMEOUT(decoder, decode_equals_v4l2_ctl, 300)
 {
 	const uint32_t size = WIDTH * HEIGHT * 3 / 2;
+	const uint32_t rgba_buffers = variant->rgba_buffers ? variant->rgba_buffers : 1;
 	bool convert = variant->flags & LLMEM_DECODER_CONVERT;
 	struct llmem_codec_frame frame;
 	struct llmem_decoder_info info;
@@ -649,7 +873,9 @@ TEST_F_TIMEOUT(decoder, decode_equals_v4l2_ctl, 300)
 	EXPECT_EQ(info.format.height, HEIGHT);
 	EXPECT_EQ(info.format.sizeimage[0], size);
 	EXPECT_EQ(info.frames, 3);
-	EXPECT_NE(info.backend, 0);
+	EXPECT_EQ(info.backend == LLMEM_BACKEND_VULKAN, 0);
+	if (variant->backend)
+		EXPECT_EQ(info.backend, variant->backend);
 	if (variant->fourcc == V4L2_PIX_FMT_YUV420) {
 		/* frame.h lays no YUV420 out: nothing to convert. */
 		EXPECT_EQ(info.layout.num_planes, 0);
@@ -661,13 +887,25 @@ TEST_F_TIMEOUT(decoder, decode_equals_v4l2_ctl, 300)
 		EXPECT_EQ(info.layout.pitch[0], WIDTH);
 		EXPECT_EQ(info.layout.offset[1], WIDTH * HEIGHT);
 		EXPECT_EQ(info.flags, variant->flags);
-		EXPECT_EQ(info.rgba_buffers, convert ? 1 : 0);
+		EXPECT_EQ(info.rgba_buffers, convert ? rgba_buffers : 0);
 	}
 	if (info.flags & LLMEM_DECODER_CONVERT) {
+		uint32_t align = variant->rgba_pitch_alignment ? variant->rgba_pitch_alignment : 1;
+		struct llmem_dmabuf_region r;
+
 		EXPECT_EQ(info.rgba_layout.fourcc, DRM_FORMAT_ABGR8888);
-		ASSERT_EQ(llmem_decoder_rgba_buffer(self->d, 0, &b), 0);
-		EXPECT_NE(b, NULL);
-		EXPECT_FAILS(llmem_decoder_rgba_buffer(self->d, 1, &b), -EINVAL);
+		EXPECT_EQ(info.rgba_layout.pitch[0], (WIDTH * 4 + align - 1) / align * align);
+		for (uint32_t i = 0; i < rgba_buffers; i++) {
+			ASSERT_EQ(llmem_decoder_rgba_buffer(self->d, i, &b), 0);
+			ASSERT_NE(b, NULL);
+			/* Shared RGBA buffers export; the others need not. */
+			if (variant->flags & LLMEM_DECODER_SHARED_RGBA) {
+				ASSERT_EQ(llmem_buffer_export(b, &r), 0)
+				TH_LOG("%s", llmem_last_error());
+				close(r.fd);
+			}
+		}
+		EXPECT_FAILS(llmem_decoder_rgba_buffer(self->d, rgba_buffers, &b), -EINVAL);
 		EXPECT_NE(strstr(llmem_last_error(), "past them"), NULL);
 	} else {
 		EXPECT_EQ(info.rgba_layout.num_planes, 0);
@@ -686,6 +924,8 @@ TEST_F_TIMEOUT(decoder, decode_equals_v4l2_ctl, 300)
 		TH_LOG("frame %d: %s", f, llmem_last_error());
 		EXPECT_EQ(frame.id, f);
 		EXPECT_EQ(frame.generation, 1);
+		if (info.flags & LLMEM_DECODER_CONVERT)
+			EXPECT_EQ(frame.rgba_index, f % rgba_buffers);
 		EXPECT_LT(frame.index, info.frames);
 		EXPECT_EQ(frame.fd[1], -1);
 		EXPECT_GE(frame.fd[0], 0);
@@ -813,6 +1053,38 @@ TEST_F_TIMEOUT(decoder, follows_resolution_change, 300)
 	EXPECT_EQ(llmem_decoder_next(self->d, TIMEOUT_MS, &frame[0]), -ENODATA);
 	EXPECT_EQ(info.frames_decoded, NFRAMES);
 	EXPECT_EQ(info.units_fed, NFRAMES);
+}
+
+/*
+ * Closed with a frame held and the stream half decoded, the decoder lets
+ * go of every DMA-BUF: vicodec held the frames' buffers and no longer does.
+ */
+TEST_F_TIMEOUT(decoder, close_lets_go, 300)
+{
+	struct llmem_codec_frame frame;
+	struct llmem_decoder_info info;
+	int kept;
+
+	encode_nv12(_metadata, self, self->input, WIDTH, HEIGHT, NFRAMES);
+	open_decoder(_metadata, self, variant, 0);
+	ASSERT_EQ(llmem_decoder_next(self->d, TIMEOUT_MS, &frame), 0)
+	TH_LOG("%s", llmem_last_error());
+	ASSERT_EQ(llmem_decoder_get_info(self->d, &info), 0);
+	kept = fcntl(frame.fd[0], F_DUPFD_CLOEXEC, 0);
+	ASSERT_GE(kept, 0);
+	if (info.backend == LLMEM_BACKEND_LLMEM_DMABUF) {
+		struct llmem_dmabuf_state st;
+
+		ASSERT_EQ(llmem_dmabuf_query(frame.fd[0], &st), 0);
+		EXPECT_EQ(st.vmaps, 1);
+	}
+	llmem_decoder_close(self->d);
+	self->d = NULL;
+	if (info.backend == LLMEM_BACKEND_LLMEM_DMABUF) {
+		EXPECT_EQ(holders_then_close(kept), 0);
+	} else {
+		close(kept);
+	}
 }
 
 TEST_HARNESS_MAIN
