@@ -23,6 +23,7 @@
 
 #include <llmem/llmem.h>
 
+#include "fwht_frame.h"
 #include "kselftest_harness.h"
 #include "test_util.h"
 #include "vk_test.h"
@@ -253,9 +254,10 @@ static void take_packet(struct __test_metadata *_metadata, FIXTURE_DATA(encoder)
 	ASSERT_GE(p->fd, 0);
 	ASSERT_LT(p->index, self->info.bitstream_buffers);
 	EXPECT_EQ(p->id, 100 + f);
-	ASSERT_GT(p->size, 44);
+	ASSERT_GT(p->size, FWHT_FRAME_HEADER);
 	/* The payload's size, the header's last big-endian word. */
-	EXPECT_EQ(p->size, 44 + ((uint32_t)h[40] << 24 | h[41] << 16 | h[42] << 8 | h[43]));
+	EXPECT_EQ(p->size,
+		  FWHT_FRAME_HEADER + ((uint32_t)h[40] << 24 | h[41] << 16 | h[42] << 8 | h[43]));
 	EXPECT_EQ(!!(p->flags & LLMEM_CODEC_BUF_KEYFRAME), f == 0) TH_LOG("frame %d", f);
 	EXPECT_EQ(!!(h[22] & (V4L2_FWHT_FL_I_FRAME >> 8)), f == 0) TH_LOG("frame %d", f);
 	ASSERT_LE(self->stream_len + p->size, STREAM_MAX);
@@ -482,6 +484,70 @@ TEST_F_TIMEOUT(encoder, close_lets_go, 120)
 		if (self->info.backend == LLMEM_BACKEND_LLMEM_DMABUF)
 			EXPECT_EQ(holders, 0) TH_LOG("buffer %d", i);
 	}
+}
+
+/* The node of vicodec's encoder or stateful decoder. */
+static int vicodec_node(uint32_t kind, char *path, size_t len)
+{
+	struct llmem_codec_find_info fi = { .kind = kind,
+					    .coded_fourcc = V4L2_PIX_FMT_FWHT,
+					    .driver = "vicodec" };
+
+	return llmem_codec_find(&fi, path, len);
+}
+
+/*
+ * What a device refuses at open: a node of the other kind, a raw format or
+ * a pitch the encoder will not take, a coded format no node has; each by
+ * name, the handle left alone.
+ */
+TEST(open_refusals)
+{
+	struct llmem_encoder *e = (struct llmem_encoder *)&e;
+	struct llmem_decoder *d = (struct llmem_decoder *)&d;
+	struct llmem_encoder_create_info eci = { .width = WIDTH, .height = HEIGHT };
+	struct llmem_decoder_create_info dci = { 0 };
+	char enc[64], dec[64], file[300];
+	uint8_t frame[FWHT_FRAME_HEADER + 16];
+	struct llmem_session *s;
+	struct scratch t;
+
+	VK_TEST_SESSION(s);
+	ASSERT_EQ(scratch_make(&t), 0);
+	ASSERT_EQ(vicodec_node(LLMEM_CODEC_ENCODER, enc, sizeof(enc)), 0);
+	ASSERT_EQ(vicodec_node(LLMEM_CODEC_DECODER, dec, sizeof(dec)), 0);
+
+	eci.device = dec;
+	EXPECT_FAILS(llmem_encoder_open(s, &eci, &e), -ENODEV);
+	EXPECT_NE(strstr(llmem_last_error(), "is no encoder"), NULL);
+	eci.device = enc;
+	eci.pitch = WIDTH * 2 + 20;
+	EXPECT_FAILS(llmem_encoder_open(s, &eci, &e), -EINVAL);
+	EXPECT_NE(strstr(llmem_last_error(), "pitch 1280; these are 640x480 with pitch 1300"), NULL)
+	TH_LOG("%s", llmem_last_error());
+	eci.pitch = 0;
+	eci.fourcc = V4L2_PIX_FMT_SRGGB8;
+	EXPECT_FAILS(llmem_encoder_open(s, &eci, &e), -EINVAL);
+	TH_LOG("%s", llmem_last_error());
+	eci.device = NULL;
+	EXPECT_FAILS(llmem_encoder_open(s, &eci, &e), -ENODEV);
+	eci.fourcc = 0;
+	eci.coded_fourcc = V4L2_PIX_FMT_H264;
+	EXPECT_FAILS(llmem_encoder_open(s, &eci, &e), -ENODEV);
+	EXPECT_NE(strstr(llmem_last_error(), "H264"), NULL) TH_LOG("%s", llmem_last_error());
+	EXPECT_EQ(e, (struct llmem_encoder *)&e);
+
+	/* A one-frame stream, for the decoder to be opened on. */
+	snprintf(file, sizeof(file), "%s/one.fwht", t.dir);
+	ASSERT_EQ(write_file(file, frame, fwht_frame(frame, WIDTH, HEIGHT, 0, 16, 1)), 0);
+	ASSERT_EQ(llmem_bitstream_open_fwht(file, &dci.source), 0) TH_LOG("%s", llmem_last_error());
+	dci.device = enc;
+	EXPECT_FAILS(llmem_decoder_open(s, &dci, &d), -ENODEV);
+	EXPECT_NE(strstr(llmem_last_error(), "is no stateful decoder"), NULL);
+	EXPECT_EQ(d, (struct llmem_decoder *)&d);
+	llmem_bitstream_close(dci.source);
+	scratch_remove(&t);
+	VK_TEST_SESSION_END(s);
 }
 
 /* ---- A camera's frames into the encoder ---- */
