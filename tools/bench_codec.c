@@ -10,11 +10,12 @@
  * memory-to-memory driver runs its job in the call that makes it ready
  * (v4l2_m2m_try_schedule() from VIDIOC_QBUF), and vicodec encodes right
  * there, on the CPU, as system time of the caller.  Each frame is fed in
- * three phases so that the encoding is timed apart: submit (the copy
- * path's memcpy, between the DMA-BUF's CPU-access brackets, and VIDIOC_QBUF of the frame,
- * with no bitstream buffer queued yet, so nothing runs), encode
- * (VIDIOC_QBUF of the bitstream buffer: the driver's job) and collect
- * (VIDIOC_DQBUF of both).  Submit is the phase the paths differ in; a
+ * two phases so that the encoding is timed apart: submit
+ * (llmem_encoder_push(): the copy path's memcpy, between the DMA-BUF's
+ * CPU-access brackets, and VIDIOC_QBUF of the frame, with no bitstream
+ * buffer queued yet, so nothing runs) and encode (llmem_encoder_pull():
+ * VIDIOC_QBUF of the bitstream buffer, which runs the driver's job, and
+ * VIDIOC_DQBUF of both).  Submit is the phase the paths differ in; a
  * hardware encoder's job would cost the CPU next to nothing in encode.
  */
 #include <errno.h>
@@ -34,24 +35,22 @@
 #include <llmem/session.h>
 #include <llmem/share.h>
 
-#include "codec_bufs.h"
 #include "commands.h"
 #include "emit.h"
 #include "stat3.h"
 #include "progress.h"
+#include "timing.h"
 
 #define TIMEOUT_MS 10000
-#define BITSTREAM_BUFS 2
 
 enum phase {
 	SUBMIT,
 	ENCODE,
-	COLLECT,
 	TOTAL,
 	PHASES
 };
 
-static const char *const phase_names[PHASES] = { "submit", "encode", "collect", "total" };
+static const char *const phase_names[PHASES] = { "submit", "encode", "total" };
 
 static struct {
 	const char *device, *encoder;
@@ -93,10 +92,9 @@ struct bench {
 	struct llmem_camera *cam;
 	struct llmem_camera_info info;
 	char encoder[64];
-	/* The captured frames: their DMA-BUFs, and mapped for the copy path. */
-	int frame_fd[LLMEM_CAMERA_MAX_BUFFERS];
-	void *frame_map[LLMEM_CAMERA_MAX_BUFFERS];
-	struct codec_buf bits[BITSTREAM_BUFS];
+	/* The captured frames: their DMA-BUFs (the camera's), and mapped for
+	 * the copy path. */
+	struct llmem_codec_frame frame[LLMEM_CAMERA_MAX_BUFFERS];
 	uint32_t frames, raw_size;
 };
 
@@ -104,14 +102,6 @@ static int fail(int err, const char *what)
 {
 	fprintf(stderr, "llmem bench codec: %s: %s\n", what, llmem_last_error());
 	return err;
-}
-
-static double clock_us(clockid_t id)
-{
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
 }
 
 static double tv_us(const struct timeval *tv)
@@ -155,8 +145,11 @@ static int capture(struct bench *b)
 		struct llmem_camera_frame f;
 
 		ret = llmem_camera_next(b->cam, TIMEOUT_MS, &f);
-		if (!ret)
+		if (!ret) {
 			seen |= 1u << f.index;
+			b->frame[f.index] = (struct llmem_codec_frame){ .fd = { f.fd[0], -1 },
+									.num_planes = 1 };
+		}
 		if (!ret)
 			ret = llmem_camera_release(b->cam, &f);
 	}
@@ -172,129 +165,66 @@ static int capture(struct bench *b)
 	b->frames = b->info.buffers;
 	b->raw_size = b->info.format.sizeimage;
 	for (uint32_t i = 0; i < b->frames; i++) {
-		ret = llmem_camera_export(b->cam, i, &b->frame_fd[i]);
-		if (ret)
-			return fail(ret, "the frame's DMA-BUF");
-		ret = llmem_dmabuf_map(b->frame_fd[i], 0, b->raw_size, LLMEM_CPU_READ,
-				       &b->frame_map[i]);
+		ret = llmem_dmabuf_map(b->frame[i].fd[0], 0, b->raw_size, LLMEM_CPU_READ,
+				       &b->frame[i].data[0]);
 		if (ret)
 			return fail(ret, "the frame's mapping");
 	}
 	return 0;
 }
 
-/* An encoder with its formats set, OUTPUT of @memory, no buffer queued. */
-static int open_encoder(struct bench *b, uint32_t memory, struct llmem_codec **out)
+/* An encoder with its formats set, on the zero-copy or the copy path. */
+static int open_encoder(struct bench *b, bool copy, struct llmem_encoder **out)
 {
-	struct llmem_codec_format raw = { .fourcc = V4L2_PIX_FMT_YUYV,
-					  .width = b->info.format.width,
-					  .height = b->info.format.height };
-	struct llmem_codec_format coded = raw, got, got_coded;
-	struct llmem_codec *enc;
+	struct llmem_encoder_create_info eci = {
+		.device = args.encoder,
+		.width = b->info.format.width,
+		.height = b->info.format.height,
+		.pitch = b->info.format.bytesperline,
+		.frames = b->frames,
+		.flags = copy ? LLMEM_ENCODER_COPY : 0,
+	};
+	struct llmem_encoder_info info;
 	int ret;
 
-	coded.fourcc = V4L2_PIX_FMT_FWHT;
-	ret = llmem_codec_open(b->encoder, &enc);
+	ret = llmem_encoder_open(b->session, &eci, out);
 	if (ret)
 		return fail(ret, "open encoder");
-	*out = enc;
-	ret = llmem_codec_set_format(enc, LLMEM_CODEC_CAPTURE, &coded, &got_coded);
-	if (!ret)
-		ret = llmem_codec_set_format(enc, LLMEM_CODEC_OUTPUT, &raw, &got);
-	if (ret)
-		return fail(ret, "encoder format");
-	if (got.num_planes != 1 || got.bytesperline[0] != b->info.format.bytesperline ||
-	    got.sizeimage[0] != b->raw_size) {
-		fprintf(stderr,
-			"llmem bench codec: %s reads %ux%u, pitch %u, %u bytes; %s gives "
-			"%ux%u, pitch %u, %u bytes\n",
-			b->encoder, got.width, got.height, got.bytesperline[0], got.sizeimage[0],
-			b->info.device, raw.width, raw.height, b->info.format.bytesperline,
-			b->raw_size);
+	llmem_encoder_get_info(*out, &info);
+	snprintf(b->encoder, sizeof(b->encoder), "%s", info.device);
+	if (info.raw.sizeimage[0] != b->raw_size) {
+		fprintf(stderr, "llmem bench codec: %s reads %u bytes a frame; %s gives %u\n",
+			b->encoder, info.raw.sizeimage[0], b->info.device, b->raw_size);
 		return -EINVAL;
 	}
-	for (uint32_t i = 0; i < BITSTREAM_BUFS && !b->bits[i].buffer; i++) {
-		ret = codec_buf_alloc(b->session, 0, got_coded.sizeimage[0], "bitstream",
-				      &b->bits[i]);
-		if (ret)
-			return ret;
-	}
-	ret = llmem_codec_request_buffers(enc, LLMEM_CODEC_OUTPUT, memory, b->frames);
-	if (ret >= 0 && (uint32_t)ret < b->frames)
-		ret = -ENOBUFS;
-	if (ret >= 0)
-		ret = llmem_codec_request_buffers(enc, LLMEM_CODEC_CAPTURE,
-						  LLMEM_V4L2_MEMORY_DMABUF, BITSTREAM_BUFS);
-	if (ret >= 0 && ret < BITSTREAM_BUFS)
-		ret = -ENOBUFS;
-	if (ret < 0)
-		return fail(ret, "encoder buffers");
-	ret = llmem_codec_stream_on(enc, LLMEM_CODEC_OUTPUT);
-	if (!ret)
-		ret = llmem_codec_stream_on(enc, LLMEM_CODEC_CAPTURE);
-	return ret ? fail(ret, "start encoder") : 0;
+	return 0;
 }
 
-/* The copy path's submit: the captured frame copied into the encoder's own
- * buffer, read between the DMA-BUF's CPU-access brackets as any CPU access
- * must be. */
-static int copy_in(struct bench *b, struct llmem_codec *enc, uint32_t i)
-{
-	void *dst;
-	int ret;
-
-	ret = llmem_codec_map(enc, LLMEM_CODEC_OUTPUT, i, 0, &dst, NULL);
-	if (ret)
-		return fail(ret, "the encoder's buffer");
-	ret = llmem_dmabuf_begin_cpu_access(b->frame_fd[i], LLMEM_CPU_READ);
-	if (!ret) {
-		memcpy(dst, b->frame_map[i], b->raw_size);
-		ret = llmem_dmabuf_end_cpu_access(b->frame_fd[i], LLMEM_CPU_READ);
-	}
-	if (ret)
-		fprintf(stderr, "llmem bench codec: frame %u: %s\n", i, llmem_last_error());
-	return ret;
-}
-
-/* One frame in three timed phases (above); @t receives each phase's time. */
-static int feed(struct bench *b, struct llmem_codec *enc, bool copy, uint32_t n,
+/* One frame in two timed phases (above); @t receives each phase's time. */
+static int feed(struct bench *b, struct llmem_encoder *enc, bool copy, uint32_t n,
 		struct path_result *res, double t[PHASES])
 {
-	uint32_t i = n % b->frames, k = n % BITSTREAM_BUFS;
-	struct llmem_codec_plane p = { .fd = b->frame_fd[i], .bytesused = b->raw_size };
-	struct llmem_codec_plane bp = { .fd = b->bits[k].fd };
-	struct llmem_codec_buffer bits, done;
-	double t0 = clock_us(CLOCK_THREAD_CPUTIME_ID), t1, t2;
-	int ret = 0;
+	struct llmem_codec_frame f = b->frame[n % b->frames];
+	struct llmem_codec_packet p;
+	double t0, t1;
+	int ret;
 
-	if (copy) {
-		ret = copy_in(b, enc, i);
-		if (ret)
-			return ret;
-		res->bytes_copied_per_frame = b->raw_size;
-	}
-	ret = llmem_codec_queue(enc, LLMEM_CODEC_OUTPUT, i, &p, 1, n);
-	t1 = clock_us(CLOCK_THREAD_CPUTIME_ID);
+	f.id = n;
+	t0 = 1e6 * timing_s(CLOCK_THREAD_CPUTIME_ID);
+	ret = llmem_encoder_push(enc, &f);
+	t1 = 1e6 * timing_s(CLOCK_THREAD_CPUTIME_ID);
 	if (!ret)
-		ret = llmem_codec_queue(enc, LLMEM_CODEC_CAPTURE, k, &bp, 1, 0);
-	t2 = clock_us(CLOCK_THREAD_CPUTIME_ID);
-	if (!ret)
-		ret = llmem_codec_dequeue(enc, LLMEM_CODEC_CAPTURE, TIMEOUT_MS, &bits);
-	if (!ret) {
-		llmem_buffer_invalidate(b->bits[bits.index].buffer, 0, LLMEM_WHOLE_SIZE);
-		ret = llmem_codec_dequeue(enc, LLMEM_CODEC_OUTPUT, TIMEOUT_MS, &done);
-	}
+		ret = llmem_encoder_pull(enc, TIMEOUT_MS, &p);
 	if (ret)
 		return fail(ret, "encode");
 	t[SUBMIT] = t1 - t0;
-	t[ENCODE] = t2 - t1;
-	t[COLLECT] = clock_us(CLOCK_THREAD_CPUTIME_ID) - t2;
-	t[TOTAL] = t[SUBMIT] + t[ENCODE] + t[COLLECT];
+	t[ENCODE] = 1e6 * timing_s(CLOCK_THREAD_CPUTIME_ID) - t1;
+	t[TOTAL] = t[SUBMIT] + t[ENCODE];
+	res->bytes_copied_per_frame = copy ? b->raw_size : 0;
 	/* The check that both paths made the same bitstream, not timed. */
-	res->bitstream_bytes += bits.bytesused[0];
-	res->bitstream_hash =
-		fnv1a(res->bitstream_hash, b->bits[bits.index].map, bits.bytesused[0]);
-	return 0;
+	res->bitstream_bytes += p.size;
+	res->bitstream_hash = fnv1a(res->bitstream_hash, p.data, p.size);
+	return llmem_encoder_release_packet(enc, &p);
 }
 
 /* Where a path's CPU time went, summed over its frames. */
@@ -307,8 +237,8 @@ static void cpu_now(struct cpu_split *c)
 {
 	/* The same order before and after, so that neither window is the longer. */
 	getrusage(RUSAGE_THREAD, &c->ru);
-	c->thread = clock_us(CLOCK_THREAD_CPUTIME_ID);
-	c->process = clock_us(CLOCK_PROCESS_CPUTIME_ID);
+	c->thread = 1e6 * timing_s(CLOCK_THREAD_CPUTIME_ID);
+	c->process = 1e6 * timing_s(CLOCK_PROCESS_CPUTIME_ID);
 }
 
 static void cpu_add(struct path_result *r, const struct cpu_split *a, const struct cpu_split *b)
@@ -328,7 +258,7 @@ static void cpu_add(struct path_result *r, const struct cpu_split *a, const stru
 static int run_paths(struct bench *b, struct path_result res[2])
 {
 	static const char *const names[2] = { "zero-copy", "copy" };
-	struct llmem_codec *enc[2] = { NULL, NULL };
+	struct llmem_encoder *enc[2] = { NULL, NULL };
 	double *t = calloc(2 * PHASES * args.frames, sizeof(*t));
 	struct progress pr;
 	int ret;
@@ -338,9 +268,9 @@ static int run_paths(struct bench *b, struct path_result res[2])
 	memset(res, 0, 2 * sizeof(*res));
 	for (int k = 0; k < 2; k++)
 		res[k].bitstream_hash = 0xcbf29ce484222325ull;
-	ret = open_encoder(b, LLMEM_V4L2_MEMORY_DMABUF, &enc[0]);
+	ret = open_encoder(b, false, &enc[0]);
 	if (!ret)
-		ret = open_encoder(b, LLMEM_V4L2_MEMORY_MMAP, &enc[1]);
+		ret = open_encoder(b, true, &enc[1]);
 	progress_start(&pr, "llmem bench codec", "frames per path", args.frames,
 		       args.quiet || args.json);
 	for (uint32_t n = 0; !ret && n < args.frames; n++) {
@@ -364,8 +294,8 @@ static int run_paths(struct bench *b, struct path_result res[2])
 		progress_step(&pr, n + 1);
 	}
 	progress_end(&pr);
-	llmem_codec_close(enc[0]);
-	llmem_codec_close(enc[1]);
+	llmem_encoder_close(enc[0]);
+	llmem_encoder_close(enc[1]);
 	for (int k = 0; !ret && k < 2; k++) {
 		for (int p = 0; p < PHASES; p++)
 			res[k].phase[p] =
@@ -381,15 +311,8 @@ static int run_paths(struct bench *b, struct path_result res[2])
 static int setup(struct bench *b)
 {
 	struct llmem_session_create_info sci = { .app_name = "llmem bench codec" };
-	struct llmem_codec_find_info fi = { .kind = LLMEM_CODEC_ENCODER,
-					    .coded_fourcc = V4L2_PIX_FMT_FWHT,
-					    .raw_fourcc = V4L2_PIX_FMT_YUYV };
 	int ret;
 
-	if (args.encoder)
-		snprintf(b->encoder, sizeof(b->encoder), "%s", args.encoder);
-	else if ((ret = llmem_codec_find(&fi, b->encoder, sizeof(b->encoder))))
-		return fail(ret, "find an encoder");
 	ret = llmem_session_create(&sci, &b->session);
 	if (ret)
 		return fail(ret, "Vulkan session");
@@ -471,13 +394,8 @@ static void print_result(const struct bench *b, const struct path_result *zero,
 
 static void release(struct bench *b)
 {
-	for (uint32_t i = 0; i < LLMEM_CAMERA_MAX_BUFFERS; i++) {
-		llmem_dmabuf_unmap(b->frame_map[i], b->raw_size);
-		if (b->frame_fd[i] >= 0)
-			close(b->frame_fd[i]);
-	}
-	for (uint32_t i = 0; i < BITSTREAM_BUFS; i++)
-		codec_buf_free(&b->bits[i]);
+	for (uint32_t i = 0; i < LLMEM_CAMERA_MAX_BUFFERS; i++)
+		llmem_dmabuf_unmap(b->frame[i].data[0], b->raw_size);
 	llmem_camera_close(b->cam);
 	llmem_session_destroy(b->session);
 }
@@ -491,10 +409,6 @@ static int run(const struct cli_command *cmd, int argc, char **argv)
 	ret = cli_parse(cmd, argc, argv);
 	if (ret <= 0)
 		return -ret;
-	for (uint32_t i = 0; i < LLMEM_CAMERA_MAX_BUFFERS; i++)
-		b.frame_fd[i] = -1;
-	for (uint32_t i = 0; i < BITSTREAM_BUFS; i++)
-		b.bits[i].fd = -1;
 	ret = setup(&b);
 	if (!ret)
 		ret = run_paths(&b, res);
@@ -521,9 +435,10 @@ const struct cli_command cmd_bench_codec = {
 		"V4L2 memory-to-memory encoder (FWHT, vicodec) twice: queued as the DMA-BUFs\n"
 		"they are, and through the encoder's own MMAP buffers filled by memcpy from\n"
 		"the same frames.  Prints the bytes copied and the feeding thread's CPU time\n"
-		"per frame of both, in phases: submit (the copy and the queueing), encode (the\n"
-		"driver's job, which runs in the feeding thread) and collect, with their\n"
-		"ratios, and checks that both paths made the same bitstream.",
+		"per frame of both, in phases: submit (the copy and the queueing) and encode\n"
+		"(the driver's job, which runs in the feeding thread, and taking the frame\n"
+		"and its bitstream back), with their ratios, and checks that both paths made\n"
+		"the same bitstream.",
 	.options = options,
 	.run = run,
 };

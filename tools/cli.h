@@ -172,11 +172,34 @@ int cli_fail(const struct cli_command *cmd, int status, const char *fmt, ...)
  */
 int cli_parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 int cli_parse_size(const char *s, uint64_t unit, uint64_t *out);
+/* WIDTHxHEIGHT, each side in [min, max]. */
+int cli_parse_wxh(const char *s, uint64_t min, uint64_t max, uint32_t out[2]);
 
 /* "s" after a count of anything but one: "1 run", "2 runs". */
 static inline const char *cli_plural(uint64_t n)
 {
 	return n == 1 ? "" : "s";
+}
+
+/*
+ * The options a command answers, for the parser and the writers of its help,
+ * man page and completion: its own (CLI_MAX_OPTIONS - 2 at most), then
+ * --help and --version, in the order help lists them.  Return: how many.
+ */
+#define CLI_MAX_OPTIONS 48
+size_t cli_all_options(const struct cli_command *cmd, const struct cli_option **out);
+/* The two every command answers, which the parser acts on itself. */
+extern const struct cli_option cli_help_option, cli_version_option;
+
+static inline bool cli_takes_value(const struct cli_option *o)
+{
+	return o->type != CLI_FLAG;
+}
+
+/* Whether the usage line says [OPTIONS]: --help and --version go unsaid. */
+static inline bool cli_has_options(const struct cli_command *cmd)
+{
+	return cmd->options && cmd->options[0].name;
 }
 
 /* The commands, for `llmem help`, the man page and the completion. */

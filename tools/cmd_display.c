@@ -4,35 +4,29 @@
  * bitstream a decoder decodes) scanned out by a KMS device straight from
  * the shared buffers they were written into; with --writeback read back by
  * the writeback connector and compared with what was queued, frame by
- * frame; with --hold the last frame left on screen until the caller says.
+ * frame (display_writeback.c); with --hold the last frame left on screen
+ * until the caller says (display_hold.c).
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
-#include <drm_fourcc.h>
 #include <linux/videodev2.h>
 
-#include <llmem/buffer.h>
 #include <llmem/display.h>
 #include <llmem/error.h>
-#include <llmem/frame.h>
-#include <llmem/memory.h>
 #include <llmem/session.h>
 #include <llmem/share.h>
 
 #include "camera.h"
 #include "commands.h"
+#include "display_hold.h"
 #include "display_source.h"
+#include "display_writeback.h"
 #include "emit.h"
-#include "mapped_io.h"
 #include "progress.h"
+#include "timing.h"
 
 #define CAMERA_FRAMES 30
 
@@ -117,13 +111,7 @@ struct run {
 	struct llmem_display *display;
 	struct llmem_display_info disp;
 	struct llmem_display_fb *fbs[DISPLAY_SOURCE_MAX_BUFFERS];
-	/* With --writeback: where the connector writes, and its framebuffer. */
-	struct llmem_memory *wb_memory;
-	struct llmem_buffer *wb;
-	struct llmem_frame_layout wb_layout;
-	const uint8_t *wb_map;
-	struct llmem_display_fb *wb_fb;
-	FILE *wb_file;
+	struct display_writeback wb;
 
 	uint32_t shown, matched, first_mismatch;
 	/* The framebuffer of the last frame shown. */
@@ -136,14 +124,6 @@ static int fail(int err, const char *what)
 {
 	fprintf(stderr, "llmem display: %s: %s\n", what, llmem_last_error());
 	return err;
-}
-
-static double wall_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 /* The camera's options mean nothing to a stream, which says its own
@@ -220,85 +200,6 @@ static int make_framebuffers(struct run *r)
 	return 0;
 }
 
-/* The writeback connector's frame, in shared memory the CPU reads. */
-static int make_writeback(struct run *r)
-{
-	struct llmem_memory_create_info mci = {
-		.flags = LLMEM_MEMORY_HOST_VISIBLE | LLMEM_MEMORY_HOST_COHERENT,
-		.sharing = LLMEM_SHARING_DMABUF,
-		.name = "display writeback",
-	};
-	struct llmem_frame_constraints c = { .pitch_alignment = DISPLAY_PITCH_ALIGNMENT };
-	void *map;
-	int ret;
-
-	ret = llmem_frame_layout_init(DRM_FORMAT_XRGB8888, r->disp.width, r->disp.height, &c,
-				      &r->wb_layout);
-	if (!ret)
-		ret = llmem_memory_create(r->session, &mci, &r->wb_memory);
-	if (!ret)
-		ret = llmem_buffer_create(
-			r->wb_memory,
-			&(struct llmem_buffer_create_info){ .size = r->wb_layout.size,
-							    .alignment = 4096,
-							    .name = "display writeback" },
-			&r->wb);
-	if (!ret)
-		ret = llmem_buffer_map(r->wb, &map);
-	if (!ret)
-		ret = llmem_display_fb_create_from_buffer(r->display, r->wb, &r->wb_layout,
-							  LLMEM_DISPLAY_FB_WRITEBACK, &r->wb_fb);
-	if (ret)
-		return fail(ret, "writeback frame");
-	r->wb_map = map;
-	if (args.writeback_to && !(r->wb_file = fopen(args.writeback_to, "we"))) {
-		ret = -errno;
-		fprintf(stderr, "llmem display: %s: %s\n", args.writeback_to, strerror(-ret));
-	}
-	return ret;
-}
-
-/*
- * Compares the written-back frame with @f in red, green and blue, and with
- * --writeback-to appends it to the file.  Return: 1 when they are the same,
- * 0 when not, a negative errno when the file could not be written.
- */
-static int check_writeback(struct run *r, const struct display_frame *f)
-{
-	const struct llmem_frame_layout *src = &r->src->layout, *wb = &r->wb_layout;
-	struct llmem_buffer *buf = r->src->buffers[f->index];
-	const uint8_t *a = f->data + src->offset[0];
-	const uint8_t *b = r->wb_map + wb->offset[0];
-	int ret = 1;
-
-	llmem_buffer_begin_cpu_access(buf, LLMEM_CPU_READ);
-	llmem_buffer_begin_cpu_access(r->wb, LLMEM_CPU_READ);
-	for (uint32_t y = 0; ret == 1 && y < src->height; y++) {
-		const uint32_t *pa = (const uint32_t *)(a + (size_t)y * src->pitch[0]);
-		const uint32_t *pb = (const uint32_t *)(b + (size_t)y * wb->pitch[0]);
-
-		for (uint32_t x = 0; x < src->width; x++)
-			if ((pa[x] ^ pb[x]) & 0xffffff) {
-				ret = 0;
-				break;
-			}
-	}
-	for (uint32_t y = 0; r->wb_file && y < wb->height; y++) {
-		int err = mapped_fwrite(r->wb_file, b + (size_t)y * wb->pitch[0],
-					(size_t)wb->width * 4);
-
-		if (err) {
-			fprintf(stderr, "llmem display: %s: %s\n", args.writeback_to,
-				strerror(-err));
-			ret = err;
-			break;
-		}
-	}
-	llmem_buffer_end_cpu_access(r->wb, LLMEM_CPU_READ);
-	llmem_buffer_end_cpu_access(buf, LLMEM_CPU_READ);
-	return ret;
-}
-
 /* One frame: shown, waited for, compared. */
 static int show_frame(struct run *r, uint32_t n, const struct display_frame *f)
 {
@@ -306,7 +207,7 @@ static int show_frame(struct run *r, uint32_t n, const struct display_frame *f)
 	struct llmem_display_commit_info ci = {
 		.fb = r->fbs[f->index],
 		.flags = LLMEM_DISPLAY_COMMIT_OUT_FENCE,
-		.writeback = r->wb_fb,
+		.writeback = r->wb.fb,
 	};
 	int ret;
 
@@ -324,8 +225,9 @@ static int show_frame(struct run *r, uint32_t n, const struct display_frame *f)
 			strerror(-ret));
 		return ret;
 	}
-	if (r->wb_fb) {
-		ret = check_writeback(r, f);
+	if (r->wb.fb) {
+		ret = display_writeback_check(&r->wb, &r->src->layout, r->src->buffers[f->index],
+					      f->data);
 		if (ret < 0)
 			return ret;
 		if (ret)
@@ -355,7 +257,7 @@ static int stream(struct run *r)
 	if (ret)
 		return ret;
 	progress_start(&p, "llmem display", "frames", r->src->frames, args.quiet);
-	start = wall_s();
+	start = timing_s(CLOCK_MONOTONIC);
 	while (!r->src->frames || r->shown < r->src->frames) {
 		ret = ops->next(r->src, &f);
 		if (ret == 1) {
@@ -374,85 +276,9 @@ static int stream(struct run *r)
 		progress_step(&p, r->shown);
 	}
 	progress_end(&p);
-	r->seconds = wall_s() - start;
+	r->seconds = timing_s(CLOCK_MONOTONIC) - start;
 	if (!ret)
 		ret = ops->stop(r->src);
-	return ret;
-}
-
-/* Written by the signals that end --hold, read by hold(); open until the
- * process ends, as the handler may run until then. */
-static int hold_pipe[2] = { -1, -1 };
-
-static void hold_signalled(int sig)
-{
-	int saved = errno;
-	char c = (char)sig;
-	/* A full pipe is readable already: the hold ends either way. */
-	ssize_t n = write(hold_pipe[1], &c, 1);
-
-	(void)n;
-	errno = saved;
-}
-
-/*
- * The signals that end --hold, caught from before the report is printed:
- * whoever reads it may signal at once.  A handler, not a blocked mask: the
- * Vulkan driver's threads, which the signal may be delivered to, were
- * started with the mask as it was.  The handler stays: a second ^C cannot
- * cut short the commit that puts the display back.  Return: the pipe's read
- * end, or a negative errno.
- */
-static int hold_signals(void)
-{
-	struct sigaction sa = { .sa_handler = hold_signalled, .sa_flags = SA_RESTART };
-	int ret = 0;
-
-	sigemptyset(&sa.sa_mask);
-	if (pipe2(hold_pipe, O_CLOEXEC | O_NONBLOCK) || sigaction(SIGINT, &sa, NULL) ||
-	    sigaction(SIGTERM, &sa, NULL) || sigaction(SIGHUP, &sa, NULL)) {
-		ret = -errno;
-		fprintf(stderr, "llmem display: --hold: %s\n", strerror(-ret));
-		return ret;
-	}
-	return hold_pipe[0];
-}
-
-/* Until stdin reaches its end (a closed pipe, ^D on a terminal) or a signal
- * is caught (@sigfd becomes readable). */
-static int hold(const struct run *r, int sigfd)
-{
-	struct pollfd p[2] = { { .fd = STDIN_FILENO, .events = POLLIN },
-			       { .fd = sigfd, .events = POLLIN } };
-	char buf[4096];
-	int ret = 0;
-
-	if (!args.quiet)
-		fprintf(stderr,
-			"llmem display: holding frame %u (framebuffer %u) on %s until stdin ends "
-			"or SIGINT, SIGTERM or SIGHUP arrives\n",
-			r->shown - 1, r->on_screen, r->disp.device);
-	for (;;) {
-		if (poll(p, 2, -1) < 0) {
-			if (errno == EINTR)
-				continue;
-			ret = -errno;
-			break;
-		}
-		if (p[1].revents)
-			break;
-		/* No stdin at all: only a signal ends the hold. */
-		if (p[0].revents & POLLNVAL) {
-			p[0].fd = -1;
-			continue;
-		}
-		if (p[0].revents) {
-			ssize_t n = read(STDIN_FILENO, buf, sizeof(buf));
-
-			if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN))
-				break;
-		}
-	}
 	return ret;
 }
 
@@ -503,21 +329,8 @@ static void finish(struct run *r)
 	llmem_display_close(r->display);
 	if (r->src)
 		r->src->ops->close(r->src);
-	llmem_buffer_destroy(r->wb);
-	llmem_memory_destroy(r->wb_memory);
+	display_writeback_destroy(&r->wb);
 	llmem_session_destroy(r->session);
-}
-
-/* The file the frames were written back into, whole or not at all. */
-static int close_writeback_file(struct run *r, int ret)
-{
-	if (r->wb_file && fclose(r->wb_file) && !ret) {
-		ret = -errno;
-		fprintf(stderr, "llmem display: %s: %s\n", args.writeback_to, strerror(-ret));
-	}
-	if (r->wb_file && ret)
-		unlink(args.writeback_to);
-	return ret;
 }
 
 static int run(const struct cli_command *cmd, int argc, char **argv)
@@ -540,14 +353,15 @@ static int run(const struct cli_command *cmd, int argc, char **argv)
 	if (!ret)
 		ret = open_display(&r);
 	if (!ret && args.writeback)
-		ret = make_writeback(&r);
+		ret = display_writeback_open(r.session, r.display, &r.disp, args.writeback_to,
+					     &r.wb);
 	if (!ret && !args.quiet)
 		fprintf(stderr, "llmem display: %s on %s (%s), %ux%u XRGB8888\n", r.src->name,
 			r.disp.device, r.disp.driver, r.disp.width, r.disp.height);
 	if (!ret)
 		ret = stream(&r);
-	ret = close_writeback_file(&r, ret);
-	if (!ret && args.hold && r.shown && (sigfd = hold_signals()) < 0)
+	ret = display_writeback_close_file(&r.wb, ret);
+	if (!ret && args.hold && r.shown && (sigfd = display_hold_signals()) < 0)
 		ret = sigfd;
 	if (!ret && (args.json || !args.quiet))
 		print(&r);
@@ -559,8 +373,14 @@ static int run(const struct cli_command *cmd, int argc, char **argv)
 		ret = -EIO;
 	}
 	if (sigfd >= 0) {
-		int held = hold(&r, sigfd);
+		int held;
 
+		if (!args.quiet)
+			fprintf(stderr,
+				"llmem display: holding frame %u (framebuffer %u) on %s until "
+				"stdin ends or SIGINT, SIGTERM or SIGHUP arrives\n",
+				r.shown - 1, r.on_screen, r.disp.device);
+		held = display_hold(sigfd);
 		ret = ret ? ret : held;
 	}
 	finish(&r);

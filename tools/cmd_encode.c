@@ -6,14 +6,16 @@
  * DMA-BUF input: it encodes what the device wrote, and the CPU copies no
  * byte of a frame.  Writes the bitstream, the frames as PNGs (converted on
  * the device from the same pages, after the mirror), summary.json and, with
- * --keep-raw, the frames as the encoder read them.
+ * --keep-raw, the frames as the encoder read them.  With --stream-from the
+ * frames come from a file of raw frames instead, read into the encoder's
+ * own llmem frames, as v4l2-ctl's --stream-from feeds an encoder.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <linux/videodev2.h>
@@ -27,7 +29,6 @@
 #include <llmem/share.h>
 
 #include "camera.h"
-#include "codec_bufs.h"
 #include "mapped_io.h"
 #include "commands.h"
 #include "emit.h"
@@ -35,9 +36,9 @@
 #include "png_writer.h"
 #include "progress.h"
 #include "report.h"
+#include "timing.h"
 
 #define TIMEOUT_MS 10000
-#define BITSTREAM_BUFS 2
 
 /* What the device does to each frame in place before the encoder takes it. */
 enum process {
@@ -52,11 +53,11 @@ static const struct cli_choice processes[] = {
 };
 
 static struct {
-	const char *device, *encoder, *out;
+	const char *device, *encoder, *out, *stream_from;
 	uint32_t format, backend, process;
 	uint32_t size[2];
 	uint64_t frames, input;
-	bool input_given, keep_raw, json, quiet;
+	bool input_given, frames_given, keep_raw, json, quiet;
 } args = {
 	.format = V4L2_PIX_FMT_YUYV,
 	.process = PROCESS_MIRROR,
@@ -66,11 +67,19 @@ static struct {
 
 static const struct cli_option options[] = {
 	CLI_OPTION_DEVICE(&args.device, CLI_HELP_CAPTURE_DEVICE),
+	{ .name = "stream-from",
+	  .short_name = 'F',
+	  .type = CLI_PATH,
+	  .value = &args.stream_from,
+	  .meta = "FILE",
+	  .help = "encode the raw frames of FILE (of --format and --size, back to back) "
+		  "instead of a camera's" },
 	CLI_OPTION_ENCODER(&args.encoder),
 	CLI_OPTION_FORMAT(&args.format, camera_formats, NULL,
 			  "the pixel format captured and encoded (default YUYV)"),
 	CLI_OPTION_SIZE(args.size, 64, 4096, NULL, "frame size in pixels (default 640x480)"),
-	CLI_OPTION_FRAMES(&args.frames, 100000, NULL, "frames to capture and encode (default 10)"),
+	CLI_OPTION_FRAMES(&args.frames, 100000, &args.frames_given,
+			  "frames to capture and encode (default 10; all of a file's)"),
 	CLI_OPTION_INPUT(&args.input, &args.input_given),
 	CLI_OPTION_BACKEND(&args.backend,
 			   "where the frames' pages come from (default: the best that works)"),
@@ -92,16 +101,18 @@ static const struct cli_option options[] = {
 
 struct encode_run {
 	struct llmem_session *session;
+	/* Where the frames come from: a camera, or with --stream-from a file
+	 * read into the encoder's own frames. */
 	struct llmem_camera *cam;
-	struct llmem_codec *enc;
 	struct llmem_camera_info info;
-	struct llmem_codec_format raw, coded;
-	char encoder[64], encoder_driver[16];
-	int frame_fd[LLMEM_CAMERA_MAX_BUFFERS];
-	/* With --keep-raw: each frame's DMA-BUF mapped, and raw.yuv. */
+	int raw_in;
+	uint32_t raw_frames;
+	struct llmem_encoder *enc;
+	struct llmem_encoder_info enc_info;
+	struct llmem_frame_layout layout;
+	/* With --keep-raw: each camera frame's DMA-BUF mapped, and raw.yuv. */
 	void *frame_map[LLMEM_CAMERA_MAX_BUFFERS];
 	FILE *raw_file;
-	struct codec_buf bits[BITSTREAM_BUFS];
 	struct mirror mirror;
 	FILE *stream;
 	/* results */
@@ -110,12 +121,12 @@ struct encode_run {
 	uint32_t coded_written, raw_written, pngs_written;
 	uint64_t bitstream_bytes, bytes_copied;
 	/* What llmem.ko saw of the first frame's DMA-BUF: before the encoder
-	 * took it (the camera's own hold), while the encoder held it, and
+	 * took it (its owner's own hold), while the encoder held it, and
 	 * after the encoder let go of its buffers; -1 where it could not tell. */
 	struct tracker_view {
 		int64_t vmaps, attachments;
 	} before, held, after;
-	uint32_t first;
+	int first_fd; /* the first frame's, its owner's */
 	double seconds;
 };
 
@@ -123,126 +134,6 @@ static int fail(int err, const char *what)
 {
 	fprintf(stderr, "llmem encode: %s: %s\n", what, llmem_last_error());
 	return err;
-}
-
-static double wall_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-/* The encoder's formats: the camera's frame as it lies, FWHT out. */
-static int setup_encoder(struct encode_run *r)
-{
-	struct llmem_codec_find_info fi = {
-		.kind = LLMEM_CODEC_ENCODER,
-		.coded_fourcc = V4L2_PIX_FMT_FWHT,
-		.raw_fourcc = args.format,
-	};
-	struct llmem_codec_format coded = { .fourcc = V4L2_PIX_FMT_FWHT,
-					    .width = args.size[0],
-					    .height = args.size[1] };
-	struct llmem_codec_format raw = coded;
-	int ret;
-
-	if (args.encoder)
-		snprintf(r->encoder, sizeof(r->encoder), "%s", args.encoder);
-	else if ((ret = llmem_codec_find(&fi, r->encoder, sizeof(r->encoder))))
-		return fail(ret, "find an encoder");
-	ret = llmem_codec_open(r->encoder, &r->enc);
-	if (ret)
-		return fail(ret, "open encoder");
-	snprintf(r->encoder_driver, sizeof(r->encoder_driver), "%s", llmem_codec_driver(r->enc));
-	if (llmem_codec_kind(r->enc) != LLMEM_CODEC_ENCODER) {
-		fprintf(stderr, "llmem encode: %s is no encoder\n", r->encoder);
-		return -ENODEV;
-	}
-	raw.fourcc = args.format;
-	ret = llmem_codec_set_format(r->enc, LLMEM_CODEC_CAPTURE, &coded, &r->coded);
-	if (!ret)
-		ret = llmem_codec_set_format(r->enc, LLMEM_CODEC_OUTPUT, &raw, &r->raw);
-	if (ret)
-		return fail(ret, "encoder format");
-	/* The encoder reads the camera's buffer as it is: same pitch, and it
-	 * must not need more bytes than the camera's frame spans. */
-	if (r->raw.num_planes != 1 || r->raw.bytesperline[0] != r->info.format.bytesperline ||
-	    r->raw.width != args.size[0] || r->raw.height != args.size[1]) {
-		fprintf(stderr,
-			"llmem encode: %s wants %ux%u with pitch %u in %u plane(s); the camera "
-			"gives %ux%u with pitch %u in one\n",
-			r->encoder, r->raw.width, r->raw.height, r->raw.bytesperline[0],
-			r->raw.num_planes, args.size[0], args.size[1], r->info.format.bytesperline);
-		return -EINVAL;
-	}
-	ret = llmem_codec_request_buffers(r->enc, LLMEM_CODEC_OUTPUT, LLMEM_V4L2_MEMORY_DMABUF,
-					  r->info.buffers);
-	if (ret >= 0 && (uint32_t)ret < r->info.buffers)
-		ret = -ENOBUFS;
-	if (ret < 0)
-		return fail(ret, "encoder input slots");
-	ret = llmem_codec_request_buffers(r->enc, LLMEM_CODEC_CAPTURE, LLMEM_V4L2_MEMORY_DMABUF,
-					  BITSTREAM_BUFS);
-	if (ret >= 0 && ret < BITSTREAM_BUFS)
-		ret = -ENOBUFS;
-	if (ret < 0)
-		return fail(ret, "encoder bitstream slots");
-	for (uint32_t i = 0; i < BITSTREAM_BUFS; i++) {
-		struct llmem_codec_plane p;
-
-		ret = codec_buf_alloc(r->session, 0, r->coded.sizeimage[0], "bitstream",
-				      &r->bits[i]);
-		if (ret)
-			return ret;
-		p = (struct llmem_codec_plane){ .fd = r->bits[i].fd };
-		ret = llmem_codec_queue(r->enc, LLMEM_CODEC_CAPTURE, i, &p, 1, 0);
-		if (ret)
-			return fail(ret, "queue bitstream buffer");
-	}
-	for (uint32_t i = 0; i < r->info.buffers; i++) {
-		ret = llmem_camera_export(r->cam, i, &r->frame_fd[i]);
-		if (ret)
-			return fail(ret, "camera frame's DMA-BUF");
-	}
-	ret = llmem_codec_stream_on(r->enc, LLMEM_CODEC_OUTPUT);
-	if (!ret)
-		ret = llmem_codec_stream_on(r->enc, LLMEM_CODEC_CAPTURE);
-	return ret ? fail(ret, "start encoder") : 0;
-}
-
-/* A bitstream buffer written out and handed back; LAST ends the drain. */
-static int take_bitstream(struct encode_run *r, bool *last)
-{
-	struct llmem_codec_buffer b;
-	struct llmem_codec_plane p;
-	struct codec_buf *bits;
-	int ret;
-
-	ret = llmem_codec_dequeue(r->enc, LLMEM_CODEC_CAPTURE, TIMEOUT_MS, &b);
-	if (ret)
-		return fail(ret, "bitstream");
-	*last = b.flags & LLMEM_CODEC_BUF_LAST;
-	bits = &r->bits[b.index];
-	if (b.bytesused[0]) {
-		llmem_buffer_invalidate(bits->buffer, 0, LLMEM_WHOLE_SIZE);
-		if (r->stream && (ret = mapped_fwrite(r->stream, bits->map, b.bytesused[0]))) {
-			fprintf(stderr, "llmem encode: writing the bitstream: %s\n",
-				strerror(-ret));
-			return ret;
-		}
-		r->bitstream_bytes += b.bytesused[0];
-		r->coded_written += r->stream != NULL;
-		/* vicodec flags no buffer KEYFRAME; the FWHT header says it. */
-		r->keyframes += (b.flags & LLMEM_CODEC_BUF_KEYFRAME) ||
-				(fwht_frame_size(bits->map, b.bytesused[0]) &&
-				 (fwht_frame_flags(bits->map) & V4L2_FWHT_FL_I_FRAME));
-	}
-	if (*last)
-		return 0;
-	p = (struct llmem_codec_plane){ .fd = bits->fd };
-	ret = llmem_codec_queue(r->enc, LLMEM_CODEC_CAPTURE, b.index, &p, 1, 0);
-	return ret ? fail(ret, "requeue bitstream buffer") : 0;
 }
 
 /* What llmem.ko sees of a frame's DMA-BUF now. */
@@ -265,8 +156,44 @@ static int64_t count_diff(int64_t b, int64_t a)
 	return a < 0 || b < 0 ? -1 : b - a;
 }
 
+/* The next frame: the camera's as it captured it, or the file's read into
+ * one of the encoder's frames. */
+static int next_frame(struct encode_run *r, uint32_t n, struct llmem_camera_frame *cf,
+		      struct llmem_codec_frame *in)
+{
+	int ret;
+
+	if (!r->cam) {
+		uint32_t size = r->enc_info.raw.sizeimage[0];
+
+		ret = llmem_encoder_get_frame(r->enc, in);
+		if (ret)
+			return fail(ret, "the encoder's frame");
+		ret = mapped_pread(r->raw_in, in->data[0], size, (off_t)n * size);
+		if (ret) {
+			fprintf(stderr, "llmem encode: %s: frame %u: %s\n", args.stream_from, n,
+				strerror(-ret));
+			return ret;
+		}
+		llmem_buffer_flush(in->buffer[0], 0, LLMEM_WHOLE_SIZE);
+		in->id = n;
+		return 0;
+	}
+	ret = llmem_camera_next(r->cam, TIMEOUT_MS, cf);
+	if (ret)
+		return fail(ret, "next frame");
+	*in = (struct llmem_codec_frame){
+		.fd = { cf->fd[0], cf->fd[1] },
+		.num_planes = r->info.format.mem_planes,
+		.buffer = { cf->source, cf->source_chroma },
+		.id = n,
+	};
+	r->bytes_copied += cf->bytes_copied;
+	return 0;
+}
+
 /* The frame as it lies now, converted on the device from the same pages. */
-static int write_frame(struct encode_run *r, struct llmem_camera_frame *f, uint32_t n)
+static int write_png(struct encode_run *r, struct llmem_camera_frame *f, uint32_t n)
 {
 	const struct llmem_frame_layout *l = &r->info.rgba_layout;
 	char path[4096];
@@ -276,68 +203,103 @@ static int write_frame(struct encode_run *r, struct llmem_camera_frame *f, uint3
 	if (ret)
 		return fail(ret, "convert on the device");
 	snprintf(path, sizeof(path), "%s/frame-%03u.png", args.out, n);
-	return write_png_rgba(path, (const uint8_t *)f->rgba_data + l->offset[0], l->width,
-			      l->height, l->pitch[0]);
+	ret = write_png_rgba(path, (const uint8_t *)f->rgba_data + l->offset[0], l->width,
+			     l->height, l->pitch[0]);
+	r->pngs_written += !ret;
+	return ret;
+}
+
+/* The frame as the encoder read it, appended to raw.yuv: a camera's frame
+ * through its DMA-BUF, mapped the first time it comes. */
+static int write_raw(struct encode_run *r, const struct llmem_camera_frame *cf,
+		     const struct llmem_codec_frame *in)
+{
+	uint32_t size = r->enc_info.raw.sizeimage[0];
+	void *map = r->cam ? r->frame_map[cf->index] : in->data[0];
+	int ret;
+
+	if (!map) {
+		ret = llmem_dmabuf_map(in->fd[0], 0, size, LLMEM_CPU_READ, &map);
+		if (ret)
+			return fail(ret, "map the frame");
+		r->frame_map[cf->index] = map;
+	}
+	ret = llmem_dmabuf_begin_cpu_access(in->fd[0], LLMEM_CPU_READ);
+	if (ret)
+		return fail(ret, "read the frame");
+	ret = mapped_fwrite(r->raw_file, map, size);
+	llmem_dmabuf_end_cpu_access(in->fd[0], LLMEM_CPU_READ);
+	if (ret) {
+		fprintf(stderr, "llmem encode: writing raw.yuv: %s\n", strerror(-ret));
+		return ret;
+	}
+	r->raw_written++;
+	return 0;
+}
+
+/* A packet written out, and given back. */
+static int take_packet(struct encode_run *r, const struct llmem_codec_packet *p)
+{
+	int ret = r->stream ? mapped_fwrite(r->stream, p->data, p->size) : 0;
+
+	if (ret)
+		fprintf(stderr, "llmem encode: writing the bitstream: %s\n", strerror(-ret));
+	r->bitstream_bytes += p->size;
+	r->coded_written += r->stream && !ret;
+	r->keyframes += !!(p->flags & LLMEM_CODEC_BUF_KEYFRAME);
+	llmem_encoder_release_packet(r->enc, p);
+	return ret;
 }
 
 /* One frame: the device's work in place, the PNG, the encoder. */
-static int encode_one(struct encode_run *r, struct llmem_camera_frame *f, uint32_t n, bool *last)
+static int encode_one(struct encode_run *r, struct llmem_camera_frame *cf,
+		      struct llmem_codec_frame *in, uint32_t n)
 {
-	struct llmem_codec_plane p = { .fd = r->frame_fd[f->index],
-				       .bytesused = r->raw.sizeimage[0] };
-	struct llmem_codec_buffer done;
+	struct llmem_codec_packet p;
 	int ret;
 
-	r->bytes_copied += f->bytes_copied;
-	if (args.process == PROCESS_MIRROR && (ret = mirror_run(&r->mirror, f->source)))
+	if (args.process == PROCESS_MIRROR && (ret = mirror_run(&r->mirror, in->buffer[0])))
 		return fail(ret, "mirror on the device");
-	if (args.out && (ret = write_frame(r, f, n)))
+	if (args.out && r->cam && (ret = write_png(r, cf, n)))
 		return ret;
-	r->pngs_written += args.out != NULL;
 	if (n == 0) {
-		r->first = f->index;
-		query_tracker(p.fd, &r->before);
+		r->first_fd = in->fd[0];
+		query_tracker(in->fd[0], &r->before);
 	}
-	ret = llmem_codec_queue(r->enc, LLMEM_CODEC_OUTPUT, f->index, &p, 1, n);
+	ret = llmem_encoder_push(r->enc, in);
 	if (ret)
 		return fail(ret, "queue frame to the encoder");
 	if (n == 0)
-		query_tracker(p.fd, &r->held);
-	ret = take_bitstream(r, last);
+		query_tracker(in->fd[0], &r->held);
+	ret = llmem_encoder_pull(r->enc, TIMEOUT_MS, &p);
 	if (ret)
-		return ret;
-	ret = llmem_codec_dequeue(r->enc, LLMEM_CODEC_OUTPUT, TIMEOUT_MS, &done);
-	if (ret)
-		return fail(ret, "frame back from the encoder");
-	if (r->raw_file) {
-		ret = dmabuf_append(r->raw_file, p.fd, r->frame_map[f->index], p.bytesused,
-				    "llmem encode");
-		r->raw_written += !ret;
-	}
+		return fail(ret, "bitstream");
+	ret = take_packet(r, &p);
+	if (!ret && r->raw_file)
+		ret = write_raw(r, cf, in);
 	return ret;
 }
 
 static int encode_frames(struct encode_run *r)
 {
-	double start = wall_s();
+	double start = timing_s(CLOCK_MONOTONIC);
+	struct llmem_codec_packet p;
 	struct progress pr;
-	bool last = false;
 	int ret;
 
-	ret = llmem_camera_start(r->cam);
+	ret = r->cam ? llmem_camera_start(r->cam) : 0;
 	if (ret)
 		return fail(ret, "start camera");
 	progress_start(&pr, "llmem encode", "frames", args.frames, args.quiet || args.json);
 	for (uint32_t n = 0; n < args.frames; n++) {
-		struct llmem_camera_frame f;
+		struct llmem_camera_frame cf;
+		struct llmem_codec_frame in;
 
-		ret = llmem_camera_next(r->cam, TIMEOUT_MS, &f);
-		if (ret) {
-			fail(ret, "next frame");
+		ret = next_frame(r, n, &cf, &in);
+		if (ret)
 			break;
-		}
-		ret = encode_one(r, &f, n, &last);
-		if (!ret && (ret = llmem_camera_release(r->cam, &f)))
+		ret = encode_one(r, &cf, &in, n);
+		if (r->cam && !ret && (ret = llmem_camera_release(r->cam, &cf)))
 			fail(ret, "release frame");
 		if (ret)
 			break;
@@ -347,39 +309,49 @@ static int encode_frames(struct encode_run *r)
 	progress_end(&pr);
 	if (ret)
 		return ret;
-	ret = llmem_codec_drain(r->enc);
+	ret = llmem_encoder_drain(r->enc);
 	if (ret)
 		return fail(ret, "drain");
-	while (!last) {
-		ret = take_bitstream(r, &last);
+	while ((ret = llmem_encoder_pull(r->enc, TIMEOUT_MS, &p)) != -ENODATA) {
+		if (ret)
+			return fail(ret, "drain");
+		ret = take_packet(r, &p);
 		if (ret)
 			return ret;
 	}
-	r->seconds = wall_s() - start;
-	/* The encoder lets go of the frames; the camera still holds them. */
-	llmem_codec_close(r->enc);
+	ret = 0;
+	r->seconds = timing_s(CLOCK_MONOTONIC) - start;
+	/* The encoder lets go of the frames; their owner still holds them. */
+	llmem_encoder_close(r->enc);
 	r->enc = NULL;
-	query_tracker(r->frame_fd[r->first], &r->after);
-	ret = llmem_camera_stop(r->cam);
+	if (r->cam) {
+		query_tracker(r->first_fd, &r->after);
+		ret = llmem_camera_stop(r->cam);
+	}
 	return ret ? fail(ret, "stop camera") : 0;
 }
 
 static void print_summary(FILE *f, const void *run)
 {
 	const struct encode_run *r = run;
-
+	const struct llmem_codec_format *raw = &r->enc_info.raw;
 	struct emit e;
 
 	emit_begin(&e, f, true);
-	emit_string(&e, "camera", r->info.device);
-	emit_string(&e, "camera_driver", r->info.driver);
-	emit_string(&e, "encoder", r->encoder);
-	emit_string(&e, "encoder_driver", r->encoder_driver);
-	emit_fourcc(&e, "format", r->info.format.fourcc);
+	if (r->cam) {
+		emit_string(&e, "camera", r->info.device);
+		emit_string(&e, "camera_driver", r->info.driver);
+	} else {
+		emit_string(&e, "input", args.stream_from);
+	}
+	emit_string(&e, "encoder", r->enc_info.device);
+	emit_string(&e, "encoder_driver", r->enc_info.driver);
+	emit_fourcc(&e, "format", raw->fourcc);
 	emit_string(&e, "codec", "FWHT");
-	emit_uint(&e, "width", r->info.format.width);
-	emit_uint(&e, "height", r->info.format.height);
-	emit_string(&e, "backend", llmem_backend_name(r->info.backend));
+	emit_uint(&e, "width", raw->width);
+	emit_uint(&e, "height", raw->height);
+	emit_string(&e, "backend",
+		    llmem_backend_name(r->cam ? r->info.backend : r->enc_info.backend));
 	emit_string(&e, "process", args.process == PROCESS_MIRROR ? "mirror" : "none");
 	emit_uint(&e, "frames", r->frames);
 	emit_uint(&e, "keyframes", r->keyframes);
@@ -393,27 +365,16 @@ static void print_summary(FILE *f, const void *run)
 	emit_finish(&e);
 }
 
-/* Each frame's DMA-BUF mapped, and raw.yuv open, for --keep-raw. */
-static int open_raw(struct encode_run *r)
+static FILE *open_out(const char *name)
 {
 	char path[4096];
+	FILE *f;
 
-	for (uint32_t i = 0; i < r->info.buffers; i++) {
-		int ret = llmem_dmabuf_map(r->frame_fd[i], 0, r->raw.sizeimage[0], LLMEM_CPU_READ,
-					   &r->frame_map[i]);
-
-		if (ret) {
-			fprintf(stderr, "llmem encode: %s\n", llmem_last_error());
-			return ret;
-		}
-	}
-	snprintf(path, sizeof(path), "%s/raw.yuv", args.out);
-	r->raw_file = fopen(path, "we");
-	if (!r->raw_file) {
+	snprintf(path, sizeof(path), "%s/%s", args.out, name);
+	f = fopen(path, "we");
+	if (!f)
 		fprintf(stderr, "llmem encode: %s: %s\n", path, strerror(errno));
-		return -errno;
-	}
-	return 0;
+	return f;
 }
 
 static int close_file(FILE **f, const char *what)
@@ -426,9 +387,9 @@ static int close_file(FILE **f, const char *what)
 	return ret;
 }
 
-static int encode(struct encode_run *r)
+/* The camera, and the frames' layout as it captures them. */
+static int open_camera(struct encode_run *r)
 {
-	struct llmem_session_create_info sci = { .app_name = "llmem encode" };
 	struct llmem_camera_create_info cci = {
 		.device = args.device,
 		.fourcc = args.format,
@@ -438,32 +399,86 @@ static int encode(struct encode_run *r)
 		.backend = args.backend,
 		.flags = LLMEM_CAMERA_CONVERT_LATER | (args.input_given ? LLMEM_CAMERA_INPUT : 0),
 	};
-	char path[4096];
+	int ret = llmem_camera_open(r->session, &cci, &r->cam);
+
+	if (ret)
+		return fail(ret, "open camera");
+	llmem_camera_get_info(r->cam, &r->info);
+	r->layout = r->info.layout;
+	return 0;
+}
+
+/* --stream-from: the file, which must hold whole frames of the encoder's
+ * size, and the frames' layout as the encoder reads them. */
+static int open_raw_input(struct encode_run *r)
+{
+	uint32_t size = r->enc_info.raw.sizeimage[0];
+	struct llmem_frame_constraints c = { .pitch = r->enc_info.raw.bytesperline[0],
+					     .min_size = size };
+	struct stat st;
+	int ret;
+
+	r->raw_in = open(args.stream_from, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (r->raw_in < 0 || fstat(r->raw_in, &st)) {
+		fprintf(stderr, "llmem encode: %s: %s\n", args.stream_from, strerror(errno));
+		return -errno;
+	}
+	if (!S_ISREG(st.st_mode) || !st.st_size || st.st_size % size) {
+		fprintf(stderr,
+			"llmem encode: %s: not a regular file of whole %ux%u %.4s frames (%u "
+			"bytes each)\n",
+			args.stream_from, args.size[0], args.size[1], (const char *)&args.format,
+			size);
+		return -EINVAL;
+	}
+	r->raw_frames = (uint32_t)(st.st_size / size);
+	if (!args.frames_given || args.frames > r->raw_frames)
+		args.frames = r->raw_frames;
+	ret = llmem_frame_layout_init(args.format, args.size[0], args.size[1], &c, &r->layout);
+	return ret ? fail(ret, "frame layout") : 0;
+}
+
+/* The encoder reads the frames where they lie: a camera's with its pitch. */
+static int open_encoder(struct encode_run *r)
+{
+	struct llmem_encoder_create_info eci = {
+		.device = args.encoder,
+		.fourcc = args.format,
+		.width = args.size[0],
+		.height = args.size[1],
+		.pitch = r->cam ? r->info.format.bytesperline : 0,
+		.frames = r->cam ? r->info.buffers : 0,
+		.backend = args.backend,
+	};
+	int ret = llmem_encoder_open(r->session, &eci, &r->enc);
+
+	if (ret)
+		return fail(ret, "open encoder");
+	llmem_encoder_get_info(r->enc, &r->enc_info);
+	return 0;
+}
+
+static int encode(struct encode_run *r)
+{
+	struct llmem_session_create_info sci = { .app_name = "llmem encode" };
 	int ret;
 
 	ret = llmem_session_create(&sci, &r->session);
 	if (ret)
 		return fail(ret, "Vulkan session");
-	ret = llmem_camera_open(r->session, &cci, &r->cam);
+	ret = args.stream_from ? 0 : open_camera(r);
+	if (!ret)
+		ret = open_encoder(r);
+	if (!ret && args.stream_from)
+		ret = open_raw_input(r);
+	if (!ret && args.process == PROCESS_MIRROR)
+		ret = mirror_init(&r->mirror, r->session, &r->layout, "llmem encode");
 	if (ret)
-		return fail(ret, "open camera");
-	llmem_camera_get_info(r->cam, &r->info);
-	if (args.process == PROCESS_MIRROR &&
-	    (ret = mirror_init(&r->mirror, r->session, &r->info.layout, "llmem encode")))
 		return ret;
-	ret = setup_encoder(r);
-	if (ret)
-		return ret;
-	if (args.keep_raw && (ret = open_raw(r)))
-		return ret;
-	if (args.out) {
-		snprintf(path, sizeof(path), "%s/stream.fwht", args.out);
-		r->stream = fopen(path, "we");
-		if (!r->stream) {
-			fprintf(stderr, "llmem encode: %s: %s\n", path, strerror(errno));
-			return -errno;
-		}
-	}
+	if (args.keep_raw && !(r->raw_file = open_out("raw.yuv")))
+		return -EIO;
+	if (args.out && !(r->stream = open_out("stream.fwht")))
+		return -EIO;
 	ret = encode_frames(r);
 	if (close_file(&r->stream, "the bitstream") && !ret)
 		ret = -EIO;
@@ -479,14 +494,11 @@ static void release(struct encode_run *r)
 	if (r->raw_file)
 		fclose(r->raw_file);
 	mirror_fini(&r->mirror);
-	llmem_codec_close(r->enc);
-	for (uint32_t i = 0; i < BITSTREAM_BUFS; i++)
-		codec_buf_free(&r->bits[i]);
-	for (uint32_t i = 0; i < LLMEM_CAMERA_MAX_BUFFERS; i++) {
-		llmem_dmabuf_unmap(r->frame_map[i], r->raw.sizeimage[0]);
-		if (r->frame_fd[i] > 0)
-			close(r->frame_fd[i]);
-	}
+	llmem_encoder_close(r->enc);
+	for (uint32_t i = 0; i < LLMEM_CAMERA_MAX_BUFFERS; i++)
+		llmem_dmabuf_unmap(r->frame_map[i], r->enc_info.raw.sizeimage[0]);
+	if (r->raw_in >= 0)
+		close(r->raw_in);
 	llmem_camera_close(r->cam);
 	llmem_session_destroy(r->session);
 }
@@ -511,7 +523,7 @@ static void keep_written(const struct encode_run *r, bool made_dir)
 {
 	cut_file("stream.fwht", r->bitstream_bytes);
 	if (args.keep_raw)
-		cut_file("raw.yuv", (uint64_t)r->raw_written * r->raw.sizeimage[0]);
+		cut_file("raw.yuv", (uint64_t)r->raw_written * r->enc_info.raw.sizeimage[0]);
 	if (!r->coded_written && !r->raw_written && !r->pngs_written) {
 		if (made_dir)
 			rmdir(args.out);
@@ -541,8 +553,11 @@ static int run(const struct cli_command *cmd, int argc, char **argv)
 	if (args.keep_raw && !args.out)
 		return cli_fail(cmd, CLI_USAGE,
 				"--keep-raw writes into the --out folder: give one");
-	for (uint32_t i = 0; i < BITSTREAM_BUFS; i++)
-		r.bits[i].fd = -1;
+	if (args.stream_from && (args.device || args.input_given))
+		return cli_fail(
+			cmd, CLI_USAGE,
+			"--stream-from reads the frames from a file: no --device or --input");
+	r.raw_in = -1;
 	if (args.out) {
 		made_dir = mkdir(args.out, 0755) == 0;
 		if (!made_dir && errno != EEXIST)
@@ -555,11 +570,12 @@ static int run(const struct cli_command *cmd, int argc, char **argv)
 		print_summary(stdout, &r);
 	else if (!ret && !args.quiet)
 		printf("llmem encode: %u frame%s %ux%u %.4s from %s (%s) encoded by %s (%s) to "
-		       "%llu "
-		       "bytes of FWHT in %.2f s, %llu bytes copied%s%s\n",
-		       r.frames, cli_plural(r.frames), r.info.format.width, r.info.format.height,
-		       (const char *)&r.info.format.fourcc, r.info.device, r.info.driver, r.encoder,
-		       r.encoder_driver, (unsigned long long)r.bitstream_bytes, r.seconds,
+		       "%llu bytes of FWHT in %.2f s, %llu bytes copied%s%s\n",
+		       r.frames, cli_plural(r.frames), r.enc_info.raw.width, r.enc_info.raw.height,
+		       (const char *)&r.enc_info.raw.fourcc,
+		       r.cam ? r.info.device : args.stream_from,
+		       r.cam ? r.info.driver : "raw frames", r.enc_info.device, r.enc_info.driver,
+		       (unsigned long long)r.bitstream_bytes, r.seconds,
 		       (unsigned long long)r.bytes_copied, args.out ? "; files in " : "",
 		       args.out ? args.out : "");
 	release(&r);
@@ -579,7 +595,9 @@ const struct cli_command cmd_encode = {
 		"byte of a frame.  With --out, writes stream.fwht, summary.json and each\n"
 		"frame as a PNG, converted on the device from the same pages; with\n"
 		"--keep-raw also raw.yuv, the frames as the encoder read them, for a\n"
-		"reference encoder to take.",
+		"reference encoder to take.  With --stream-from, encodes the raw frames of\n"
+		"a file instead (as v4l2-ctl --stream-from does), read into the encoder's\n"
+		"own llmem frames.",
 	.options = options,
 	.run = run,
 };

@@ -19,10 +19,11 @@ extern const struct cli_command cmd_encode;
 /* llmem decode: a bitstream decoded into llmem buffers (cmd_decode.c). */
 extern const struct cli_command cmd_decode;
 /* llmem display: the camera or a decoded stream shown on a KMS device
- * (cmd_display.c, its sources display_*.c). */
+ * (cmd_display.c; its sources, writeback and hold display_*.c). */
 extern const struct cli_command cmd_display;
 
-/* llmem bench NAME: each benchmark against its peer, one file each. */
+/* llmem bench NAME: each benchmark against its peer, one file each, its
+ * parts beside it (bench_alloc_*.c, bench_transfer_paths.c). */
 extern const struct cli_command cmd_bench_alloc;
 extern const struct cli_command cmd_bench_kernel;
 extern const struct cli_command cmd_bench_camera;

@@ -25,9 +25,9 @@
 
 struct llmem_bitstream {
 	int fd;
-	char path[256];
 	struct llmem_bitstream_info info;
 	uint64_t next; /* the byte the next unit starts at */
+	char path[]; /* for the messages */
 };
 
 static const uint8_t fwht_magic[8] = { 0x4f, 0x4f, 0x4f, 0x4f, 0xff, 0xff, 0xff, 0xff };
@@ -119,11 +119,12 @@ LLMEM_PUBLIC int llmem_bitstream_open_fwht(const char *path, struct llmem_bitstr
 
 	if (!path || !out)
 		return llmem_error(-EINVAL, "bitstream open: NULL %s", path ? "out" : "path");
-	b = calloc(1, sizeof(*b));
+	b = calloc(1, sizeof(*b) + strlen(path) + 1);
 	if (!b)
 		return llmem_error(-ENOMEM, "bitstream open: out of memory");
+	b->fd = -1;
 	b->info.coded_fourcc = V4L2_PIX_FMT_FWHT;
-	snprintf(b->path, sizeof(b->path), "%s", path);
+	strcpy(b->path, path);
 	ret = open_file(b, path);
 	if (!ret)
 		ret = walk(b);

@@ -331,6 +331,7 @@ static int hand_out(struct llmem_decoder *d, const struct llmem_codec_buffer *b,
 	}
 	d->held[i] = true;
 	d->nheld++;
+	d->frames_in_format++;
 	d->info.frames_decoded++;
 	return 0;
 }

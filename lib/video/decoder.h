@@ -30,6 +30,8 @@ struct llmem_decoder {
 	struct codec_memory frames[LLMEM_V4L2_MAX_MEM_PLANES][LLMEM_CODEC_MAX_FRAMES];
 	bool held[LLMEM_CODEC_MAX_FRAMES];
 	uint32_t nheld;
+	/* Frames handed out since the last format was followed. */
+	uint32_t frames_in_format;
 	/* The stream is decoded into the RGBA format, and shown as it is. */
 	bool rgba_is_decoded;
 	struct codec_memory rgba[LLMEM_DECODER_MAX_RGBA_BUFFERS];

@@ -43,7 +43,8 @@ static uint32_t readable_format(uint32_t offered)
 					   V4L2_PIX_FMT_VYUY };
 	static const uint32_t yuv420[] = { V4L2_PIX_FMT_YUV420, V4L2_PIX_FMT_YVU420,
 					   V4L2_PIX_FMT_NV12, V4L2_PIX_FMT_NV21 };
-	static const uint32_t rgb32[] = { V4L2_PIX_FMT_XBGR32, V4L2_PIX_FMT_XRGB32,
+	static const uint32_t rgb32[] = { V4L2_PIX_FMT_BGR32,  V4L2_PIX_FMT_RGB32,
+					  V4L2_PIX_FMT_XBGR32, V4L2_PIX_FMT_XRGB32,
 					  V4L2_PIX_FMT_ABGR32, V4L2_PIX_FMT_ARGB32,
 					  V4L2_PIX_FMT_BGRX32, V4L2_PIX_FMT_RGBX32,
 					  V4L2_PIX_FMT_BGRA32, V4L2_PIX_FMT_RGBA32 };
@@ -94,6 +95,19 @@ static int set_format(struct llmem_decoder *d)
 	ret = llmem_codec_follow_source_change(d->codec, &want);
 	if (ret)
 		return ret;
+	/*
+	 * A decoder that cannot write the stream into the format asked for
+	 * (another chroma subsampling) says so with a source change of the same
+	 * size before any frame: asking for it again would go round forever.
+	 */
+	if (d->ci.fourcc && info->source_changes && !d->frames_in_format &&
+	    want.width == info->format.width && want.height == info->format.height)
+		return llmem_error(-EINVAL,
+				   "%s: the stream does not decode into %.4s (the decoder asks for "
+				   "%.4s: another chroma subsampling)",
+				   info->device, (const char *)&d->ci.fourcc,
+				   (const char *)&want.fourcc);
+	d->frames_in_format = 0;
 	want.fourcc = d->ci.fourcc ? d->ci.fourcc : readable_format(want.fourcc);
 	ret = llmem_codec_set_format(d->codec, LLMEM_CODEC_CAPTURE, &want, &info->format);
 	if (ret)

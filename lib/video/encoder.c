@@ -38,9 +38,8 @@ struct llmem_encoder {
 	struct llmem_codec *codec;
 	struct llmem_encoder_info info;
 	struct frame_slot slot[LLMEM_CODEC_MAX_FRAMES];
-	/* Frames pushed whose packet is not pulled yet: a driver that encodes
-	 * in VIDIOC_QBUF gives a frame back before its packet is pulled. */
-	uint32_t pushed;
+	/* Frames pushed whose packet was not pulled yet. */
+	uint32_t pending;
 	struct codec_memory bits[LLMEM_CODEC_MAX_BITSTREAM_BUFFERS];
 	bool bits_queued[LLMEM_CODEC_MAX_BITSTREAM_BUFFERS];
 	bool bits_held[LLMEM_CODEC_MAX_BITSTREAM_BUFFERS];
@@ -354,7 +353,7 @@ LLMEM_PUBLIC int llmem_encoder_push(struct llmem_encoder *e, const struct llmem_
 	if (ret)
 		return ret;
 	e->slot[slot] = (struct frame_slot){ .busy = true, .last_fd = f->fd[0], .id = f->id };
-	e->pushed++;
+	e->pending++;
 	return 0;
 }
 
@@ -380,25 +379,25 @@ static int reap_frames(struct llmem_encoder *e, int timeout_ms, const uint64_t *
 	}
 }
 
+/* One bitstream buffer in the encoder, so that the next job runs here and
+ * not at the next push. */
 static int queue_bitstream(struct llmem_encoder *e)
 {
-	uint32_t queued = 0;
+	int free = -1, ret;
 
 	for (uint32_t i = 0; i < e->info.bitstream_buffers; i++) {
-		struct llmem_codec_plane p = { .fd = e->bits[i].fd };
-		int ret;
-
-		if (!e->bits_queued[i] && !e->bits_held[i]) {
-			ret = llmem_codec_queue(e->codec, LLMEM_CODEC_CAPTURE, i, &p, 1, 0);
-			if (ret)
-				return ret;
-			e->bits_queued[i] = true;
-		}
-		queued += e->bits_queued[i];
+		if (e->bits_queued[i])
+			return 0;
+		if (!e->bits_held[i] && free < 0)
+			free = (int)i;
 	}
-	return queued ? 0
-		      : llmem_error(-EAGAIN, "encoder pull: every bitstream buffer is "
-					     "held: release a packet first");
+	if (free < 0)
+		return llmem_error(-EAGAIN, "encoder pull: every bitstream buffer is held: "
+					    "release a packet first");
+	ret = llmem_codec_queue(e->codec, LLMEM_CODEC_CAPTURE, (uint32_t)free,
+				&(struct llmem_codec_plane){ .fd = e->bits[free].fd }, 1, 0);
+	e->bits_queued[free] = !ret;
+	return ret;
 }
 
 /* Where the driver does not flag keyframes (vicodec), FWHT says it itself. */
@@ -427,7 +426,7 @@ LLMEM_PUBLIC int llmem_encoder_pull(struct llmem_encoder *e, int timeout_ms,
 	if (e->ended)
 		return -ENODATA;
 	ret = reap_frames(e, 0, NULL);
-	if (!ret && !e->pushed && !e->draining)
+	if (!ret && !e->pending && !e->draining)
 		return llmem_error(-EAGAIN, "encoder pull: no frame was pushed");
 	if (!ret)
 		ret = queue_bitstream(e);
@@ -439,12 +438,12 @@ LLMEM_PUBLIC int llmem_encoder_pull(struct llmem_encoder *e, int timeout_ms,
 	e->ended = b.flags & LLMEM_CODEC_BUF_LAST;
 	if (!b.bytesused[0] && e->ended)
 		return -ENODATA;
+	e->pending -= e->pending > 0;
 	ret = reap_frames(e, timeout_ms, &b.timestamp_us);
 	if (ret)
 		return ret;
 	llmem_buffer_invalidate(e->bits[b.index].buffer, 0, LLMEM_WHOLE_SIZE);
 	e->bits_held[b.index] = true;
-	e->pushed--;
 	*packet = (struct llmem_codec_packet){
 		.data = e->bits[b.index].map,
 		.buffer = e->bits[b.index].buffer,

@@ -60,6 +60,8 @@ __all__ = [
     "DmaBufFrame",
     "FrameLayout",
     "CameraInfo",
+    "EncoderInfo",
+    "DecoderInfo",
     "Session",
     "Memory",
     "Buffer",
@@ -72,6 +74,12 @@ __all__ = [
     "Kernel",
     "Camera",
     "Frame",
+    "Bitstream",
+    "Decoder",
+    "DecodedFrame",
+    "Encoder",
+    "EncoderFrame",
+    "Packet",
     "Cuda",
     "CudaMemory",
     "fourcc",
@@ -330,6 +338,20 @@ CameraInfo = _tuple(
     "What a camera agreed to: format as four characters, the layouts as FrameLayout, "
     "backend as Backend, encoding 'bt601'/'bt709', range 'limited'/'full', "
     "frames_per_page the frames sharing one page.")
+EncoderInfo = _tuple(
+    "EncoderInfo",
+    "device driver format width height num_planes sizeimage bytesperline coded_format "
+    "bitstream_size frames bitstream_buffers flags backend",
+    "What an encoder agreed to: the frames' format and the bitstream's as four characters, "
+    "sizeimage and bytesperline per memory plane, bitstream_size each bitstream buffer's "
+    "bytes, backend as Backend.")
+DecoderInfo = _tuple(
+    "DecoderInfo",
+    "device driver format width height num_planes sizeimage bytesperline layout rgba_layout "
+    "frames rgba_buffers flags backend source_changes units_fed frames_decoded",
+    "What a decoder runs on and decodes into: format as four characters (empty before "
+    "start()), sizeimage and bytesperline per memory plane, the layouts as FrameLayout, "
+    "backend as Backend, source_changes the formats followed so far.")
 
 
 def fourcc(code):
@@ -810,6 +832,140 @@ class Frame(_Closing, _llmem.Frame):
         return f"<llmem.Frame {self.sequence} in camera buffer {self.index}>"
 
 
+def _codec_format(value):
+    return fourcc_str(value) if value else ""
+
+
+class Bitstream(_Closing, _llmem.Bitstream):
+    """A bitstream source a Decoder reads: Bitstream.open_fwht(path) for a file of
+    FWHT frames.  Its fourcc, format (four characters), width, height and flags are
+    its first frame's; units, bytes and max_unit its whole; read the units read."""
+
+    __slots__ = ()
+
+    @property
+    def format(self):
+        return fourcc_str(self.fourcc)
+
+    def __repr__(self):
+        if self.closed:
+            return "<llmem.Bitstream (closed)>"
+        return (f"<llmem.Bitstream {self.format} {self.width}x{self.height} "
+                f"{self.units} units>")
+
+
+class Decoder(_Closing, _llmem.Decoder):
+    """A stateful decoder reading a Bitstream into llmem buffers (codec.h).
+
+    Decoder(session, source, device=None, format=None, frames=0,
+    bitstream_buffers=0, convert=False, rgba_format=None, rgba_buffers=0,
+    rgba_pitch_alignment=0, shared_rgba=False, backend=None, timeout=5.0).
+    Iterating it yields DecodedFrames until the stream ends; taking the next
+    frame lets go of the previous one.  The source stays open: close it after.
+    """
+
+    __slots__ = ()
+
+    @property
+    def info(self):
+        """DecoderInfo."""
+        d = self._info()
+        return DecoderInfo(
+            device=d["device"], driver=d["driver"], format=_codec_format(d["fourcc"]),
+            width=d["width"], height=d["height"], num_planes=d["num_planes"],
+            sizeimage=d["sizeimage"][:d["num_planes"]],
+            bytesperline=d["bytesperline"][:d["num_planes"]], layout=_layout(d["layout"]),
+            rgba_layout=_layout(d["rgba_layout"]), frames=d["frames"],
+            rgba_buffers=d["rgba_buffers"], flags=d["flags"], backend=Backend(d["backend"]),
+            source_changes=d["source_changes"], units_fed=d["units_fed"],
+            frames_decoded=d["frames_decoded"])
+
+    def __repr__(self):
+        if self.closed:
+            return "<llmem.Decoder (closed)>"
+        i = self.info
+        fmt = f" {i.format} {i.width}x{i.height}" if i.format else " (not started)"
+        return f"<llmem.Decoder {i.device}{fmt}>"
+
+
+class DecodedFrame(_Closing, _llmem.DecodedFrame):
+    """A decoded frame: .data (.planes) its bytes, .rgba its RGBA view where the
+    decoder converts, read-only views without a copy.
+
+    The frame is let go of when the next one is taken, at the end of a with
+    block, on close() or when it is dropped; the decoder takes it back once
+    no view of it is left, so views stay valid.  The RGBA buffers are reused
+    in turn: copy what you keep (numpy.array(frame.rgba)).
+    """
+
+    __slots__ = ()
+
+    def __repr__(self):
+        if self.released:
+            return f"<llmem.DecodedFrame {self.id} (released)>"
+        return f"<llmem.DecodedFrame {self.id} in decoder buffer {self.index}>"
+
+
+class Encoder(_Closing, _llmem.Encoder):
+    """A memory-to-memory encoder taking frames by their DMA-BUFs (codec.h).
+
+    Encoder(session, device=None, format="YUYV", size=(640, 480),
+    coded_format="FWHT", pitch=0, frames=0, bitstream_buffers=0, copy=False,
+    backend=None, timeout=5.0).  push() an EncoderFrame (get_frame()), a
+    camera Frame or a frame's bytes, pull() Packets; encode() does both.
+    After drain(), iterating it gives the packets left.
+    """
+
+    __slots__ = ()
+
+    @property
+    def info(self):
+        """EncoderInfo."""
+        d = self._info()
+        return EncoderInfo(
+            device=d["device"], driver=d["driver"], format=fourcc_str(d["fourcc"]),
+            width=d["width"], height=d["height"], num_planes=d["num_planes"],
+            sizeimage=d["sizeimage"][:d["num_planes"]],
+            bytesperline=d["bytesperline"][:d["num_planes"]],
+            coded_format=fourcc_str(d["coded_fourcc"]), bitstream_size=d["bitstream_size"],
+            frames=d["frames"], bitstream_buffers=d["bitstream_buffers"], flags=d["flags"],
+            backend=Backend(d["backend"]))
+
+    def __repr__(self):
+        if self.closed:
+            return "<llmem.Encoder (closed)>"
+        i = self.info
+        return (f"<llmem.Encoder {i.device} {i.format} {i.width}x{i.height} -> "
+                f"{i.coded_format}>")
+
+
+class EncoderFrame(_llmem.EncoderFrame):
+    """A frame of the encoder's own (Encoder.get_frame()): fill .data (.planes),
+    writable views without a copy, and push it; it is the encoder's until closed."""
+
+    __slots__ = ()
+
+    def __repr__(self):
+        return f"<llmem.EncoderFrame {self.index}>"
+
+
+class Packet(_Closing, _llmem.Packet):
+    """A unit of bitstream: .data a read-only view without a copy, bytes(packet) a
+    copy.  It goes back to the encoder when the next one is pulled, at the end of
+    a with block, on close() or when it is dropped."""
+
+    __slots__ = ()
+
+    def __bytes__(self):
+        return bytes(self.data)
+
+    def __repr__(self):
+        if self.released:
+            return f"<llmem.Packet {self.id} (released)>"
+        kind = " keyframe" if self.keyframe else ""
+        return f"<llmem.Packet {self.id} {self.size} bytes{kind}>"
+
+
 class Cuda(_Closing, _llmem.Cuda):
     """Cuda(session): the session's device in CUDA (cuda.h).
 
@@ -837,7 +993,9 @@ class CudaMemory(_Closing, _llmem.CudaMemory):
 
 _llmem._register(Session=Session, Memory=Memory, Buffer=Buffer, Image=Image, Queue=Queue, Event=Event, Camera=Camera, Frame=Frame,
                  Cuda=Cuda, CudaMemory=CudaMemory, UserEvent=UserEvent, ImageView=ImageView,
-                 Kernel=Kernel)
+                 Kernel=Kernel, Bitstream=Bitstream, Decoder=Decoder,
+                 DecodedFrame=DecodedFrame, Encoder=Encoder, EncoderFrame=EncoderFrame,
+                 Packet=Packet)
 
 
 def _has_buffer(obj):

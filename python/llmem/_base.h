@@ -41,6 +41,12 @@ enum pyl_class {
 	PYL_USER_EVENT,
 	PYL_IMAGE_VIEW,
 	PYL_KERNEL,
+	PYL_BITSTREAM,
+	PYL_DECODER,
+	PYL_DECODED_FRAME,
+	PYL_ENCODER,
+	PYL_ENCODER_FRAME,
+	PYL_PACKET,
 	PYL_CLASSES,
 };
 /* The class pyl_alloc() instantiates for @cls from now on (a reference is kept). */

@@ -191,6 +191,24 @@ PyTypeObject pyl_FrameType = {
 	.tp_getset = frame_getset,
 };
 
+int pyl_camera_frame_fds(PyObject *o, int *fd, uint32_t *num_planes)
+{
+	struct pyl_frame *frame = (struct pyl_frame *)o;
+
+	if (!PyObject_TypeCheck(o, &pyl_FrameType))
+		return 0;
+	if (frame->released) {
+		pyl_closed("frame (released)");
+		return -1;
+	}
+	*num_planes = 0;
+	for (uint32_t p = 0; p < LLMEM_V4L2_MAX_MEM_PLANES; p++) {
+		fd[p] = frame->f.fd[p];
+		*num_planes += frame->f.fd[p] >= 0;
+	}
+	return 1;
+}
+
 /* A choice the caller may leave out: *@given tells whether it did not. */
 static int parse_choice(PyObject *o, const char *what, const char *const names[2], uint32_t *out,
 			int *given)

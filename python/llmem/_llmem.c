@@ -10,6 +10,7 @@
  */
 #include "_bench.h"
 #include "_camera.h"
+#include "_codec.h"
 #include "_cuda.h"
 #include "_event.h"
 #include "_kernel.h"
@@ -21,8 +22,9 @@
 
 /* Each class's name, in the module and as _register()'s argument. */
 static const char *const class_names[PYL_CLASSES + 1] = {
-	"Session", "Memory", "Buffer", "Image",	     "Mapping",	  "Queue",     "Event",
-	"Camera",  "Frame",  "Cuda",   "CudaMemory", "UserEvent", "ImageView", "Kernel",
+	"Session",   "Memory",	"Buffer",	"Image",      "Mapping",      "Queue",	   "Event",
+	"Camera",    "Frame",	"Cuda",		"CudaMemory", "UserEvent",    "ImageView", "Kernel",
+	"Bitstream", "Decoder", "DecodedFrame", "Encoder",    "EncoderFrame", "Packet",
 };
 
 static PyTypeObject *const base_types[PYL_CLASSES] = {
@@ -40,6 +42,12 @@ static PyTypeObject *const base_types[PYL_CLASSES] = {
 	[PYL_USER_EVENT] = &pyl_UserEventType,
 	[PYL_IMAGE_VIEW] = &pyl_ImageViewType,
 	[PYL_KERNEL] = &pyl_KernelType,
+	[PYL_BITSTREAM] = &pyl_BitstreamType,
+	[PYL_DECODER] = &pyl_DecoderType,
+	[PYL_DECODED_FRAME] = &pyl_DecodedFrameType,
+	[PYL_ENCODER] = &pyl_EncoderType,
+	[PYL_ENCODER_FRAME] = &pyl_EncoderFrameType,
+	[PYL_PACKET] = &pyl_PacketType,
 };
 
 static PyObject *mod_register(PyObject *module, PyObject *const *args, Py_ssize_t nargs,

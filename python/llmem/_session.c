@@ -128,6 +128,7 @@ static PyObject *live_objects_error(struct pyl_session *self)
 		{ self->memories, "memory", "memories" },
 		{ self->queues, "queue", "queues" },
 		{ self->cameras, "camera", "cameras" },
+		{ self->codecs, "encoder or decoder", "encoders and decoders" },
 		{ self->cudas, "CUDA context", "CUDA contexts" },
 		{ self->kernels, "kernel", "kernels" },
 	};
@@ -147,8 +148,8 @@ static PyObject *live_objects_error(struct pyl_session *self)
 
 static PyObject *session_close(struct pyl_session *self, PyObject *unused)
 {
-	Py_ssize_t live =
-		self->memories + self->queues + self->cameras + self->cudas + self->kernels;
+	Py_ssize_t live = self->memories + self->queues + self->cameras + self->codecs +
+			  self->cudas + self->kernels;
 	int ret;
 
 	(void)unused;
@@ -329,9 +330,9 @@ static PyObject *session_get_validation_log(struct pyl_session *self, void *clos
 static PyObject *session_get_children(struct pyl_session *self, void *closure)
 {
 	(void)closure;
-	return Py_BuildValue("{s:n,s:n,s:n,s:n,s:n}", "memories", self->memories, "queues",
-			     self->queues, "cameras", self->cameras, "cudas", self->cudas,
-			     "kernels", self->kernels);
+	return Py_BuildValue("{s:n,s:n,s:n,s:n,s:n,s:n}", "memories", self->memories, "queues",
+			     self->queues, "cameras", self->cameras, "codecs", self->codecs,
+			     "cudas", self->cudas, "kernels", self->kernels);
 }
 
 static PyMethodDef session_methods[] = {
@@ -339,8 +340,8 @@ static PyMethodDef session_methods[] = {
 	  "create_memory(flags=DEVICE_LOCAL, page_size=0, *, exact=False, contiguous=False, "
 	  "spare_pages=None, name=None, sharing=None, backend=None) -> Memory" },
 	{ "close", (PyCFunction)session_close, METH_NOARGS,
-	  "Closes the device; llmem.Error(EBUSY) while memories, queues, cameras, CUDA "
-	  "contexts or kernels of it are open." },
+	  "Closes the device; llmem.Error(EBUSY) while memories, queues, cameras, encoders, "
+	  "decoders, CUDA contexts or kernels of it are open." },
 	{ "_info", (PyCFunction)session_info, METH_NOARGS, "llmem_session_get_info() as a dict." },
 	{ 0 },
 };

@@ -2,10 +2,10 @@
 /*
  * libFuzzer target: the `llmem` command line.  The input's first byte picks
  * a command; the rest, split at NUL bytes, are its arguments.  cli_parse()
- * (tools/cli.c, with every command's real option table) must answer with
- * the operands' index or a negative exit status, never a crash or a read
- * past an argument, and cli_parse_size() and cli_parse_uint() must return 0
- * or -1 for any string.
+ * (tools/cli_parse.c, with every command's real option table) must answer
+ * with the operands' index or a negative exit status, never a crash or a
+ * read past an argument, and cli_parse_size() and cli_parse_uint() must
+ * return 0 or -1 for any string.
  */
 #include <stdint.h>
 #include <stdlib.h>
