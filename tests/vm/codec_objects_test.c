@@ -1153,4 +1153,27 @@ TEST_F_TIMEOUT(decoder, close_lets_go, 300)
 	}
 }
 
+/*
+ * Asked to decode a 4:2:0 stream into YUYV (4:2:2), the decoder says the
+ * stream does not decode into it, instead of following the same source
+ * change again and again.
+ */
+TEST_F_TIMEOUT(decoder, other_subsampling_refused, 120)
+{
+	struct llmem_decoder_create_info ci = { .fourcc = V4L2_PIX_FMT_YUYV,
+						.flags = variant->flags };
+	struct llmem_codec_frame frame;
+
+	encode_nv12(_metadata, self, self->input, WIDTH, HEIGHT, 2);
+	ASSERT_EQ(write_file(self->path, self->stream, self->stream_len), 0);
+	ASSERT_EQ(llmem_bitstream_open_fwht(self->path, &self->source), 0);
+	ci.source = self->source;
+	ASSERT_EQ(llmem_decoder_open(self->s, &ci, &self->d), 0) TH_LOG("%s", llmem_last_error());
+	/* The first format is followed: the decoder answers with the change. */
+	ASSERT_EQ(llmem_decoder_start(self->d, TIMEOUT_MS), 0) TH_LOG("%s", llmem_last_error());
+	EXPECT_FAILS(llmem_decoder_next(self->d, TIMEOUT_MS, &frame), -EINVAL);
+	EXPECT_NE(strstr(llmem_last_error(), "does not decode into YUYV"), NULL)
+	TH_LOG("%s", llmem_last_error());
+}
+
 TEST_HARNESS_MAIN
