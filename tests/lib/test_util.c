@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <drm/drm.h>
@@ -247,4 +248,46 @@ int drm_card_of(const char *driver)
 	}
 	closedir(dri);
 	return found;
+}
+
+int write_file(const char *path, const void *data, size_t len)
+{
+	FILE *f = fopen(path, "wbe");
+	int ok = f && fwrite(data, 1, len, f) == len;
+
+	if (!f)
+		return -errno;
+	if (fclose(f))
+		ok = 0;
+	return ok ? 0 : -EIO;
+}
+
+long read_file(const char *path, void *data, size_t max)
+{
+	FILE *f = fopen(path, "rbe");
+	size_t n;
+
+	if (!f)
+		return -errno;
+	n = fread(data, 1, max, f);
+	fclose(f);
+	return (long)n;
+}
+
+int run_logged(const char *log, char *const argv[])
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+
+		if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
+			_exit(126);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }

@@ -73,4 +73,17 @@ int video_nodes_of(const char *driver, char (*paths)[32], int max);
  */
 int drm_card_of(const char *driver);
 
+/* Writes @len bytes of @data to a new file at @path: 0, -errno or -EIO. */
+int write_file(const char *path, const void *data, size_t len);
+
+/* The file at @path into @data, at most @max bytes: its length, or -errno. */
+long read_file(const char *path, void *data, size_t max);
+
+/*
+ * Runs @argv (argv[0] looked up in PATH) with its stdout and stderr in the
+ * file @log: its exit status, 126 when the log cannot be opened, 127 when
+ * it cannot be run, -1 when it did not exit.
+ */
+int run_logged(const char *log, char *const argv[]);
+
 #endif

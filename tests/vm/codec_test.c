@@ -20,7 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <linux/dma-buf.h>
@@ -208,54 +207,6 @@ FIXTURE_TEARDOWN(codec)
 		EXPECT_EQ(system(cmd), 0);
 }
 
-static int write_file(const char *path, const void *data, size_t len)
-{
-	FILE *f = fopen(path, "wb");
-	int ok = f && fwrite(data, 1, len, f) == len;
-
-	if (f && fclose(f))
-		ok = 0;
-	return ok ? 0 : -EIO;
-}
-
-/* The file at @path into @data, at most @max bytes; its length or -errno. */
-static long read_file(const char *path, void *data, size_t max)
-{
-	FILE *f = fopen(path, "rb");
-	size_t n;
-
-	if (!f)
-		return -errno;
-	n = fread(data, 1, max, f);
-	fclose(f);
-	return (long)n;
-}
-
-static void show_log(struct __test_metadata *_metadata, const char *log);
-
-/* v4l2-ctl with @args, its output in @log and, on failure, the test's; its
- * exit status. */
-static int v4l2_ctl(struct __test_metadata *_metadata, const char *log, char *const args[])
-{
-	int status;
-	pid_t pid = fork();
-
-	if (pid == 0) {
-		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-
-		if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
-			_exit(126);
-		execvp("v4l2-ctl", args);
-		_exit(127);
-	}
-	if (pid < 0 || waitpid(pid, &status, 0) != pid)
-		return -1;
-	status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-	if (status)
-		show_log(_metadata, log);
-	return status;
-}
-
 static void show_log(struct __test_metadata *_metadata, const char *log)
 {
 	char text[2048];
@@ -263,6 +214,17 @@ static void show_log(struct __test_metadata *_metadata, const char *log)
 
 	text[n > 0 ? n : 0] = '\0';
 	TH_LOG("v4l2-ctl said: %s", text);
+}
+
+/* v4l2-ctl with @args, its output in @log and, on failure, the test's; its
+ * exit status. */
+static int v4l2_ctl(struct __test_metadata *_metadata, const char *log, char *const args[])
+{
+	int status = run_logged(log, args);
+
+	if (status)
+		show_log(_metadata, log);
+	return status;
 }
 
 /* The codec's path, for v4l2-ctl. */
