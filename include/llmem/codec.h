@@ -730,7 +730,8 @@ enum llmem_decoder_flags {
  *	or the decoder's own choice where there is none.  A format of other
  *	subsampling than the stream's fails when decoding starts.
  * @frames: frame buffers (CAPTURE), at most LLMEM_CODEC_MAX_FRAMES; 0 for
- *	3.  The caller may hold all but one at once.
+ *	3.  The caller may hold them all, but the decoder needs one to
+ *	decode the next frame into.
  * @bitstream_buffers: at most LLMEM_CODEC_MAX_BITSTREAM_BUFFERS; 0 for 2.
  * @flags: enum llmem_decoder_flags.
  * @backend: enum llmem_backend of the frames' and bitstream's pages; 0
@@ -858,8 +859,8 @@ int llmem_decoder_rgba_buffer(const struct llmem_decoder *decoder, uint32_t inde
  * must all be released: the decoder then reallocates them in the new one
  * (the frame's @generation counts up) and goes on.
  *
- * Return: 0; -ENODATA after the last frame; -EBUSY when all but one frame
- * buffer are held, or at a source change while a frame is held (the
+ * Return: 0; -ENODATA after the last frame; -EBUSY when every frame buffer
+ * is held, or at a source change while a frame is held (the
  * message says which); -ETIMEDOUT; -EINVAL for NULL; llmem_decoder_start()'s
  * errors; the conversion's.
  */
