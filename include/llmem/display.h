@@ -44,6 +44,7 @@
 #include <stdint.h>
 
 #include "frame.h"
+#include "negotiate.h"
 #include "share.h"
 
 #ifdef __cplusplus
@@ -448,6 +449,23 @@ struct llmem_display_commit_result {
 int llmem_display_commit(struct llmem_display *display,
 			 const struct llmem_display_commit_info *info,
 			 struct llmem_display_commit_result *result);
+
+/**
+ * llmem_participant_kms_plane() - what a KMS plane scans out (negotiate.h).
+ * @path: the card, e.g. "/dev/dri/card0".
+ * @plane_id: the plane; 0 for the first primary plane.
+ * @out: the statement.
+ *
+ * Fourccs and modifiers from IN_FORMATS (reported); the pitch alignment by
+ * test framebuffers (DRM_IOCTL_MODE_ADDFB2) of a scratch dumb buffer at
+ * candidate pitches (probed); the size bounds from the mode config
+ * (reported).
+ *
+ * Return: 0; -EINVAL for NULL arguments; -ENOENT for no such plane;
+ * -ENODEV for a device that is not a KMS device; the driver's errors,
+ * named with the call and the device.
+ */
+int llmem_participant_kms_plane(const char *path, uint32_t plane_id, struct llmem_participant *out);
 
 #ifdef __cplusplus
 }

@@ -17,6 +17,7 @@
 #include "buffer.h"
 #include "image.h"
 #include "frame.h"
+#include "negotiate.h"
 #include "share.h"
 #include "cuda.h"
 #include "transfer.h"

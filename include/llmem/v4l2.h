@@ -24,6 +24,7 @@
 #include <stdint.h>
 
 #include "frame.h"
+#include "negotiate.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -413,6 +414,28 @@ int llmem_v4l2_stream_off(struct llmem_v4l2 *dev);
  * and the node, and says which of these it was.
  */
 int llmem_v4l2_dequeue(struct llmem_v4l2 *dev, int timeout_ms, struct llmem_v4l2_frame *frame);
+
+/**
+ * llmem_participant_v4l2() - what a V4L2 queue takes (negotiate.h), for
+ * frames of @width x @height.
+ * @path: the node.
+ * @output: 0 for the node's CAPTURE queue (a camera's, a codec's CAPTURE),
+ *	1 for its OUTPUT queue (what a memory-to-memory device reads).
+ * @out: the statement.
+ *
+ * Fourccs from VIDIOC_ENUM_FMT (reported), those llmem lays out kept;
+ * VIDIOC_TRY_FMT of the first at the size gives bytesperline and
+ * sizeimage (reported), and a try with the pitch padded by 64 bytes tells
+ * whether the driver takes another pitch (probed: if not, the pitch is
+ * exact); a multi-planar format (NV12M) asks for a buffer per plane.
+ * Nothing is allocated or changed on the node.
+ *
+ * Return: 0; -EINVAL for NULL arguments or a zero size; -ENODEV for a node
+ * without that queue or no format llmem lays out; open()'s and the
+ * driver's errors, named with the call and the node.
+ */
+int llmem_participant_v4l2(const char *path, uint32_t output, uint32_t width, uint32_t height,
+			   struct llmem_participant *out);
 
 #ifdef __cplusplus
 }

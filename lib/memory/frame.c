@@ -41,6 +41,14 @@ static uint64_t align_up(uint64_t v, uint64_t a)
 	return (v + a - 1) / a * a;
 }
 
+uint32_t llmem_frame_granule(uint32_t fourcc)
+{
+	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
+		if (formats[i].fourcc == fourcc)
+			return formats[i].word_aligned ? 4 : 1;
+	return 0;
+}
+
 LLMEM_PUBLIC int llmem_frame_layout_init(uint32_t fourcc, uint32_t width, uint32_t height,
 					 const struct llmem_frame_constraints *constraints,
 					 struct llmem_frame_layout *layout)

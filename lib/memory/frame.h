@@ -15,4 +15,9 @@
  */
 int llmem_frame_layout_check(const struct llmem_frame_layout *l, const char *what);
 
+/* What every pitch and plane offset of @fourcc must be a multiple of for
+ * the shaders (4: they read 32-bit words), or 1; 0 for a fourcc the
+ * library does not lay out. */
+uint32_t llmem_frame_granule(uint32_t fourcc);
+
 #endif

@@ -1,0 +1,250 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Negotiation: one frame layout that every device of a pipeline accepts.
+ *
+ * Each participant (a V4L2 queue, llmem_participant_v4l2() in v4l2.h; a KMS
+ * plane, llmem_participant_kms_plane() in display.h; the Vulkan device for
+ * a usage, the CPU, llmem.ko's contiguous pages) states what it accepts as
+ * plain data: its capabilities (DRM fourccs, and per fourcc the modifiers
+ * it takes) and its constraints (alignments, an exact pitch, bounds,
+ * contiguity).  llmem_negotiate() intersects the capabilities, unions the
+ * constraints (the least common multiple of alignments, the tightest
+ * bounds) and lays the frame out for all of them at once, or names the
+ * participant and the constraint that leaves nothing.
+ *
+ * The model is the Unix device memory allocator's (capabilities
+ * intersected, constraints unioned); docs/negotiation.md sets it beside
+ * minigbm's usage flags, PipeWire's and GStreamer's modifier negotiation.
+ *
+ * Every fact says where it came from: reported by the driver, or probed
+ * (found by trial where the driver reports nothing), or assumed from what
+ * the kind of device always demands.
+ *
+ * Thread-safety: the calls touch only what they are given; a participant
+ * is plain data, to copy, keep and send.
+ */
+#ifndef LLMEM_NEGOTIATE_H
+#define LLMEM_NEGOTIATE_H
+
+#include <stdint.h>
+
+#include "frame.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct llmem_session;
+
+#define LLMEM_NEGOTIATE_MAX_FORMATS 32
+#define LLMEM_NEGOTIATE_MAX_MODIFIERS 8
+#define LLMEM_NEGOTIATE_MAX_PARTICIPANTS 16
+
+/* Where a fact came from. */
+enum llmem_fact_source {
+	LLMEM_FACT_REPORTED = 1, /* the driver said so */
+	LLMEM_FACT_PROBED = 2, /* found by trial: a try of a format, a test framebuffer */
+	LLMEM_FACT_ASSUMED = 3, /* what this kind of device always needs */
+};
+
+enum llmem_participant_kind {
+	LLMEM_PARTICIPANT_V4L2 = 1,
+	LLMEM_PARTICIPANT_KMS_PLANE = 2,
+	LLMEM_PARTICIPANT_VULKAN = 3,
+	LLMEM_PARTICIPANT_CPU = 4,
+	LLMEM_PARTICIPANT_LLMEM_CONTIGUOUS = 5,
+	LLMEM_PARTICIPANT_OTHER = 6, /* stated by the caller */
+};
+
+/**
+ * struct llmem_format_caps - a fourcc a participant takes.
+ * @fourcc: DRM fourcc (for YUYV and NV12 the V4L2 code is the same).
+ * @num_modifiers: entries of @modifiers; 0 means linear only.
+ * @source: enum llmem_fact_source.
+ * @modifiers: DRM format modifiers it takes with this fourcc.
+ */
+struct llmem_format_caps {
+	uint32_t fourcc;
+	uint32_t num_modifiers;
+	uint32_t source;
+	uint32_t reserved;
+	uint64_t modifiers[LLMEM_NEGOTIATE_MAX_MODIFIERS];
+};
+
+/* Flags of struct llmem_constraints. */
+enum llmem_constraint_flags {
+	/* The frame must be physically contiguous (a DMA engine without an
+	 * IOMMU: videobuf2-dma-contig, a scanout engine). */
+	LLMEM_CONSTRAINT_CONTIGUOUS = 1u << 0,
+	/* Each plane in a buffer (a DMA-BUF) of its own (V4L2's NV12M). */
+	LLMEM_CONSTRAINT_PLANE_PER_FD = 1u << 1,
+	/* All planes in one buffer (V4L2's NV12, a KMS framebuffer may take
+	 * either, most codecs only this). */
+	LLMEM_CONSTRAINT_PLANES_IN_ONE_FD = 1u << 2,
+};
+
+/* Fields of struct llmem_constraints, as bits of its @probed and
+ * @assumed masks. */
+enum llmem_constraint_field {
+	LLMEM_C_PITCH_ALIGNMENT = 1u << 0,
+	LLMEM_C_PITCH = 1u << 1,
+	LLMEM_C_PLANE_ALIGNMENT = 1u << 2,
+	LLMEM_C_SIZE_ALIGNMENT = 1u << 3,
+	LLMEM_C_MIN_SIZE = 1u << 4,
+	LLMEM_C_WIDTH = 1u << 5,
+	LLMEM_C_HEIGHT = 1u << 6,
+	LLMEM_C_MAX_PITCH = 1u << 7,
+	LLMEM_C_MAX_SIZE = 1u << 8,
+	LLMEM_C_FLAGS = 1u << 9,
+	LLMEM_C_BUFFERS = 1u << 10,
+};
+
+/**
+ * struct llmem_constraints - what a participant demands of a frame's
+ * layout.  Zero means no demand, in every field.
+ * @pitch_alignment: every plane's pitch a multiple of this (a power of two
+ *	or not: alignments merge by their least common multiple).
+ * @pitch: the exact pitch of plane 0 the participant uses (a V4L2 driver
+ *	that takes no other bytesperline).
+ * @plane_alignment: every plane's offset a multiple of this.
+ * @size_alignment: the buffer's size a multiple of this.
+ * @min_size: bytes the buffer must hold at least (a V4L2 sizeimage).
+ * @max_size: bytes a buffer may have at most (a contiguous block).
+ * @min_width: pixels.
+ * @max_width: pixels.
+ * @min_height: pixels.
+ * @max_height: pixels.
+ * @max_pitch: bytes.
+ * @flags: enum llmem_constraint_flags.
+ * @min_buffers: buffers it needs to stream.
+ * @probed: enum llmem_constraint_field bits of the fields found by trial.
+ * @assumed: those taken from what the kind of device always needs; the
+ *	others were reported by the driver.
+ */
+struct llmem_constraints {
+	uint32_t pitch_alignment;
+	uint32_t pitch;
+	uint32_t plane_alignment;
+	uint32_t size_alignment;
+	uint64_t min_size;
+	uint64_t max_size;
+	uint32_t min_width;
+	uint32_t max_width;
+	uint32_t min_height;
+	uint32_t max_height;
+	uint32_t max_pitch;
+	uint32_t flags;
+	uint32_t min_buffers;
+	uint32_t probed;
+	uint32_t assumed;
+	uint32_t reserved;
+};
+
+/**
+ * struct llmem_participant - one device's statement for one usage.
+ * @name: who it is, as errors name it ("vkms plane 31", "vivid /dev/video0
+ *	capture").
+ * @kind: enum llmem_participant_kind.
+ * @num_formats: entries of @formats.
+ * @formats: the fourccs it takes; an empty list takes any.
+ * @constraints: its demands, for every fourcc it takes.
+ */
+struct llmem_participant {
+	char name[64];
+	uint32_t kind;
+	uint32_t num_formats;
+	struct llmem_format_caps formats[LLMEM_NEGOTIATE_MAX_FORMATS];
+	struct llmem_constraints constraints;
+};
+
+/**
+ * struct llmem_negotiate_request - what the frame is to be.
+ * @width: pixels.
+ * @height: pixels.
+ * @fourccs: DRM fourccs in the caller's order of preference; NULL for the
+ *	library's own order (YUYV, NV12, XRGB8888, ARGB8888, ABGR8888).
+ * @num_fourccs: entries of @fourccs.
+ * @modifiers: modifiers in order of preference; NULL for linear only.
+ * @num_modifiers: entries of @modifiers.
+ */
+struct llmem_negotiate_request {
+	uint32_t width;
+	uint32_t height;
+	const uint32_t *fourccs;
+	uint32_t num_fourccs;
+	uint32_t num_modifiers;
+	const uint64_t *modifiers;
+};
+
+/**
+ * struct llmem_negotiated - the layout all participants accept.
+ * @layout: fourcc, modifier, planes with offsets and pitches, size; the
+ *	size rounded up to the merged size alignment.
+ * @constraints: the merged constraints it was laid out for.
+ * @flags: enum llmem_constraint_flags the frames must have.
+ * @min_buffers: the most any participant needs.
+ */
+struct llmem_negotiated {
+	struct llmem_frame_layout layout;
+	struct llmem_constraints constraints;
+	uint32_t flags;
+	uint32_t min_buffers;
+};
+
+/**
+ * llmem_negotiate() - one layout every participant accepts.
+ * @participants: what each accepts.
+ * @count: 1 to LLMEM_NEGOTIATE_MAX_PARTICIPANTS.
+ * @request: the size and the preferences.
+ * @out: the result.
+ *
+ * The first fourcc in the order of preference that every participant
+ * takes, with the first modifier all take with it, laid out linear for the
+ * union of the constraints.  Deterministic: the same statements give the
+ * same layout.
+ *
+ * Return: 0; -EINVAL for NULL arguments, no or too many participants, a
+ * zero size, or a statement that contradicts itself (a minimum past its
+ * maximum, an exact pitch below the row); -ENOTSUP when the participants
+ * share no fourcc, no modifier llmem lays out (linear), or their
+ * constraints leave nothing: the message names the participant and the
+ * constraint ("vkms plane 31 has no NV12", "vicodec needs pitch 1280;
+ * CUDA a multiple of 512"); -EOVERFLOW when an alignment or the frame's
+ * size would pass 32 (pitch, alignments) or 64 (size) bits.
+ */
+int llmem_negotiate(const struct llmem_participant *participants, uint32_t count,
+		    const struct llmem_negotiate_request *request, struct llmem_negotiated *out);
+
+/* Usages of llmem_participant_vulkan(). */
+enum llmem_vulkan_usage {
+	LLMEM_VULKAN_USAGE_STORAGE = 1, /* read and written by shaders (the conversions) */
+	LLMEM_VULKAN_USAGE_TRANSFER = 2, /* copied and filled */
+};
+
+/**
+ * llmem_participant_vulkan() - what the session's device takes in a buffer
+ * for @usage: the formats the library's shaders read or write, the device's
+ * storage-offset and copy-pitch alignments (reported limits), and the
+ * shaders' own 32-bit words (assumed).
+ *
+ * Return: 0; -EINVAL for NULL arguments or an unknown usage.
+ */
+int llmem_participant_vulkan(struct llmem_session *session, uint32_t usage,
+			     struct llmem_participant *out);
+
+/* The CPU through a mapping: any fourcc, any layout. */
+void llmem_participant_cpu(struct llmem_participant *out);
+
+/**
+ * llmem_participant_llmem_contiguous() - llmem.ko's physically contiguous
+ * pages: whole pages, at most the buddy allocator's largest block.
+ *
+ * Return: 0; -EINVAL for NULL.
+ */
+int llmem_participant_llmem_contiguous(struct llmem_participant *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

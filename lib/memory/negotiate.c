@@ -1,0 +1,373 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The merge of participants' statements (negotiate.h): capabilities
+ * intersected, constraints unioned, and the frame laid out once for all.
+ * Each merged constraint remembers which participant made it what it is,
+ * so that a conflict names both sides.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <drm_fourcc.h>
+
+#include <llmem/negotiate.h>
+
+#include "base/error.h"
+#include "base/export.h"
+#include "memory/frame.h"
+
+/* The library's own order where the caller gives none: what cameras and
+ * codecs make, then what displays scan out. */
+static const uint32_t default_order[] = { DRM_FORMAT_YUYV, DRM_FORMAT_NV12, DRM_FORMAT_XRGB8888,
+					  DRM_FORMAT_ARGB8888, DRM_FORMAT_ABGR8888 };
+static const uint64_t linear_only[] = { DRM_FORMAT_MOD_LINEAR };
+
+/* The merged constraints, and per field the participant that set it. */
+struct merged {
+	struct llmem_constraints c;
+	int pitch_by, pitch_align_by, plane_align_by, size_align_by, min_size_by, max_size_by;
+	int max_pitch_by, flags_by[3];
+};
+
+static const char *fourcc_name(uint32_t fourcc, char buf[5])
+{
+	for (int i = 0; i < 4; i++) {
+		char ch = (char)((fourcc >> (8 * i)) & 0xff);
+
+		buf[i] = ch >= 32 && ch < 127 ? ch : '?';
+	}
+	buf[4] = '\0';
+	return buf;
+}
+
+static uint64_t gcd(uint64_t a, uint64_t b)
+{
+	while (b) {
+		uint64_t t = a % b;
+
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+/* The least common multiple of two alignments (0: none) in *@acc, or
+ * -EOVERFLOW past 32 bits. */
+static int lcm_into(uint32_t *acc, uint32_t a)
+{
+	uint64_t l;
+
+	if (!a || a == *acc)
+		return 0;
+	if (!*acc) {
+		*acc = a;
+		return 0;
+	}
+	l = (uint64_t)*acc / gcd(*acc, a) * a;
+	if (l > UINT32_MAX)
+		return -EOVERFLOW;
+	*acc = (uint32_t)l;
+	return 0;
+}
+
+static uint64_t round_up(uint64_t v, uint64_t a)
+{
+	return a > 1 ? (v + a - 1) / a * a : v;
+}
+
+/* Who set a merged constraint: a participant, or the library itself. */
+static const char *who(const struct llmem_participant *ps, int by)
+{
+	return by < 0 ? "llmem's shaders (32-bit words)" : ps[by].name;
+}
+
+/* A statement that contradicts itself. */
+static int check_statement(const struct llmem_participant *p)
+{
+	const struct llmem_constraints *c = &p->constraints;
+
+	if (p->num_formats > LLMEM_NEGOTIATE_MAX_FORMATS)
+		return llmem_error(-EINVAL, "%s: %u formats; at most %u", p->name, p->num_formats,
+				   LLMEM_NEGOTIATE_MAX_FORMATS);
+	for (uint32_t i = 0; i < p->num_formats; i++)
+		if (p->formats[i].num_modifiers > LLMEM_NEGOTIATE_MAX_MODIFIERS)
+			return llmem_error(-EINVAL, "%s: %u modifiers; at most %u", p->name,
+					   p->formats[i].num_modifiers,
+					   LLMEM_NEGOTIATE_MAX_MODIFIERS);
+	if ((c->max_width && c->min_width > c->max_width) ||
+	    (c->max_height && c->min_height > c->max_height) ||
+	    (c->max_size && c->min_size > c->max_size) || (c->max_pitch && c->pitch > c->max_pitch))
+		return llmem_error(-EINVAL, "%s states a minimum past its maximum", p->name);
+	if (c->pitch && c->pitch_alignment && c->pitch % c->pitch_alignment)
+		return llmem_error(-EINVAL, "%s needs pitch %u and a multiple of %u", p->name,
+				   c->pitch, c->pitch_alignment);
+	return 0;
+}
+
+static int merge_alignment(uint32_t *acc, int *by, const struct llmem_participant *ps, int i,
+			   uint32_t a, const char *what)
+{
+	uint32_t before = *acc;
+
+	if (lcm_into(acc, a))
+		return llmem_error(-EOVERFLOW,
+				   "%s: the %s alignments of %s (%u) and %s (%u) "
+				   "have a common multiple past 32 bits",
+				   what, what, ps[*by].name, before, ps[i].name, a);
+	if (*acc != before)
+		*by = i;
+	return 0;
+}
+
+static int merge(const struct llmem_participant *ps, uint32_t n,
+		 const struct llmem_negotiate_request *r, struct merged *m)
+{
+	static const uint32_t exclusive[3] = { LLMEM_CONSTRAINT_CONTIGUOUS,
+					       LLMEM_CONSTRAINT_PLANE_PER_FD,
+					       LLMEM_CONSTRAINT_PLANES_IN_ONE_FD };
+	int ret;
+
+	memset(m, 0, sizeof(*m));
+	for (int k = 0; k < 3; k++)
+		m->flags_by[k] = -1;
+	for (uint32_t u = 0; u < n; u++) {
+		const struct llmem_constraints *c = &ps[u].constraints;
+		int i = (int)u;
+
+		ret = check_statement(&ps[u]);
+		if (!ret)
+			ret = merge_alignment(&m->c.pitch_alignment, &m->pitch_align_by, ps, i,
+					      c->pitch_alignment, "pitch");
+		if (!ret)
+			ret = merge_alignment(&m->c.plane_alignment, &m->plane_align_by, ps, i,
+					      c->plane_alignment, "plane");
+		if (!ret)
+			ret = merge_alignment(&m->c.size_alignment, &m->size_align_by, ps, i,
+					      c->size_alignment, "size");
+		if (ret)
+			return ret;
+		if (c->pitch && m->c.pitch && c->pitch != m->c.pitch)
+			return llmem_error(-ENOTSUP, "%s needs pitch %u; %s pitch %u",
+					   ps[m->pitch_by].name, m->c.pitch, ps[i].name, c->pitch);
+		if (c->pitch && !m->c.pitch) {
+			m->c.pitch = c->pitch;
+			m->pitch_by = i;
+		}
+		if (c->min_size > m->c.min_size) {
+			m->c.min_size = c->min_size;
+			m->min_size_by = i;
+		}
+		if (c->max_size && (!m->c.max_size || c->max_size < m->c.max_size)) {
+			m->c.max_size = c->max_size;
+			m->max_size_by = i;
+		}
+		if (c->max_pitch && (!m->c.max_pitch || c->max_pitch < m->c.max_pitch)) {
+			m->c.max_pitch = c->max_pitch;
+			m->max_pitch_by = i;
+		}
+		if (c->min_width > r->width || (c->max_width && r->width > c->max_width) ||
+		    c->min_height > r->height || (c->max_height && r->height > c->max_height))
+			return llmem_error(-ENOTSUP, "%s takes %u..%u x %u..%u pixels, not %ux%u",
+					   ps[i].name, c->min_width, c->max_width, c->min_height,
+					   c->max_height, r->width, r->height);
+		for (int k = 0; k < 3; k++)
+			if ((c->flags & exclusive[k]) && m->flags_by[k] < 0)
+				m->flags_by[k] = i;
+		m->c.flags |= c->flags;
+		if (c->min_buffers > m->c.min_buffers)
+			m->c.min_buffers = c->min_buffers;
+	}
+	return 0;
+}
+
+static const struct llmem_format_caps *find_format(const struct llmem_participant *p,
+						   uint32_t fourcc)
+{
+	for (uint32_t i = 0; i < p->num_formats; i++)
+		if (p->formats[i].fourcc == fourcc)
+			return &p->formats[i];
+	return NULL;
+}
+
+static bool takes_modifier(const struct llmem_format_caps *f, uint64_t modifier)
+{
+	if (!f || !f->num_modifiers)
+		return modifier == DRM_FORMAT_MOD_LINEAR;
+	for (uint32_t i = 0; i < f->num_modifiers; i++)
+		if (f->modifiers[i] == modifier)
+			return true;
+	return false;
+}
+
+/*
+ * The first fourcc of the order every participant takes, with the first
+ * modifier all take with it: 0, or -ENOTSUP naming who lacks the most
+ * preferred fourcc.
+ */
+static int choose_format(const struct llmem_participant *ps, uint32_t n,
+			 const struct llmem_negotiate_request *r, uint32_t *fourcc,
+			 uint64_t *modifier)
+{
+	const uint32_t *order = r->fourccs ? r->fourccs : default_order;
+	uint32_t count = r->fourccs ? r->num_fourccs : sizeof(default_order) / sizeof(*order);
+	const uint64_t *mods = r->modifiers ? r->modifiers : linear_only;
+	uint32_t nmods = r->modifiers ? r->num_modifiers : 1;
+	char name[5];
+
+	for (uint32_t f = 0; f < count; f++) {
+		for (uint32_t k = 0; k < nmods; k++) {
+			bool all = true;
+
+			for (uint32_t i = 0; all && i < n; i++)
+				all = !ps[i].num_formats
+					      ? mods[k] == DRM_FORMAT_MOD_LINEAR
+					      : takes_modifier(find_format(&ps[i], order[f]),
+							       mods[k]);
+			for (uint32_t i = 0; all && i < n; i++)
+				all = !ps[i].num_formats || find_format(&ps[i], order[f]);
+			if (!all)
+				continue;
+			*fourcc = order[f];
+			*modifier = mods[k];
+			return 0;
+		}
+	}
+	if (!count)
+		return llmem_error(-EINVAL, "negotiate: an empty list of fourccs");
+	for (uint32_t i = 0; i < n; i++)
+		if (ps[i].num_formats && !find_format(&ps[i], order[0]))
+			return llmem_error(-ENOTSUP, "%s has no %s", ps[i].name,
+					   fourcc_name(order[0], name));
+	for (uint32_t i = 0; i < n; i++)
+		if (!takes_modifier(find_format(&ps[i], order[0]), mods[0]))
+			return llmem_error(-ENOTSUP,
+					   "%s takes %s with none of the modifiers asked "
+					   "for (0x%llx first)",
+					   ps[i].name, fourcc_name(order[0], name),
+					   (unsigned long long)mods[0]);
+	return llmem_error(-ENOTSUP, "the participants share no format of those asked for");
+}
+
+/* The pitch every participant takes: the exact one, checked against the
+ * merged alignment and bound, or the row rounded up to the alignment. */
+static int choose_pitch(const struct llmem_participant *ps, const struct merged *m, uint32_t row,
+			uint32_t *pitch)
+{
+	uint32_t a = m->c.pitch_alignment;
+	uint64_t p = m->c.pitch ? m->c.pitch : round_up(row, a);
+
+	if (m->c.pitch && m->c.pitch < row)
+		return llmem_error(-ENOTSUP, "%s needs pitch %u, below the %u bytes of a row",
+				   ps[m->pitch_by].name, m->c.pitch, row);
+	if (m->c.pitch && a && m->c.pitch % a)
+		return llmem_error(-ENOTSUP, "%s needs pitch %u; %s a multiple of %u",
+				   ps[m->pitch_by].name, m->c.pitch, who(ps, m->pitch_align_by), a);
+	if (p > UINT32_MAX)
+		return llmem_error(-EOVERFLOW, "a row of %u bytes aligned to %u passes 32 bits",
+				   row, a);
+	if (m->c.max_pitch && p > m->c.max_pitch)
+		return llmem_error(-ENOTSUP, "%s takes a pitch of %u at most; the frame needs %llu",
+				   ps[m->max_pitch_by].name, m->c.max_pitch, (unsigned long long)p);
+	*pitch = (uint32_t)p;
+	return 0;
+}
+
+/* The planes laid again at offsets of the merged plane alignment, which
+ * need not be a power of two, each keeping its bytes. */
+static int align_planes(struct llmem_frame_layout *l, uint32_t a)
+{
+	uint64_t bytes[LLMEM_FRAME_MAX_PLANES], offset = 0;
+
+	if (a <= 1)
+		return 0;
+	for (uint32_t p = 0; p < l->num_planes; p++)
+		bytes[p] = (p + 1 < l->num_planes ? l->offset[p + 1] : l->size) - l->offset[p];
+	for (uint32_t p = 0; p < l->num_planes; p++) {
+		offset = round_up(offset, a);
+		l->offset[p] = offset;
+		offset += bytes[p];
+	}
+	if (offset > UINT32_MAX)
+		return llmem_error(-EOVERFLOW, "planes aligned to %u pass 4 GiB", a);
+	l->size = offset;
+	return 0;
+}
+
+LLMEM_PUBLIC int llmem_negotiate(const struct llmem_participant *ps, uint32_t n,
+				 const struct llmem_negotiate_request *r,
+				 struct llmem_negotiated *out)
+{
+	struct llmem_frame_constraints fc = { 0 };
+	struct llmem_frame_layout min, l;
+	uint64_t modifier, size;
+	uint32_t fourcc, pitch, granule;
+	struct merged m;
+	int ret;
+
+	if (!ps || !r || !out)
+		return llmem_error(-EINVAL, "negotiate: NULL %s",
+				   !ps	? "participants"
+				   : !r ? "request"
+					: "out");
+	if (!n || n > LLMEM_NEGOTIATE_MAX_PARTICIPANTS)
+		return llmem_error(-EINVAL, "negotiate: %u participants; 1 to %u", n,
+				   LLMEM_NEGOTIATE_MAX_PARTICIPANTS);
+	if (!r->width || !r->height)
+		return llmem_error(-EINVAL, "negotiate: a frame of %ux%u", r->width, r->height);
+	if ((r->fourccs && !r->num_fourccs) || (r->modifiers && !r->num_modifiers))
+		return llmem_error(-EINVAL, "negotiate: an empty list of %s",
+				   r->fourccs && !r->num_fourccs ? "fourccs" : "modifiers");
+	ret = merge(ps, n, r, &m);
+	if (!ret)
+		ret = choose_format(ps, n, r, &fourcc, &modifier);
+	if (ret)
+		return ret;
+	if (modifier != DRM_FORMAT_MOD_LINEAR)
+		return llmem_error(-ENOTSUP,
+				   "the participants share modifier 0x%llx; llmem lays "
+				   "out linear frames only",
+				   (unsigned long long)modifier);
+	/* The row as the library lays it out alone, and its own demand on
+	 * pitches (the shaders' words) merged in. */
+	ret = llmem_frame_layout_init(fourcc, r->width, r->height, NULL, &min);
+	if (ret)
+		return ret;
+	granule = m.c.pitch_alignment;
+	if (lcm_into(&m.c.pitch_alignment, llmem_frame_granule(fourcc)) ||
+	    lcm_into(&m.c.plane_alignment, llmem_frame_granule(fourcc)))
+		return llmem_error(-EOVERFLOW, "negotiate: alignments past 32 bits");
+	if (m.c.pitch_alignment != granule)
+		m.pitch_align_by = -1;
+	ret = choose_pitch(ps, &m, min.pitch[0], &pitch);
+	if (ret)
+		return ret;
+	fc.pitch = pitch;
+	ret = llmem_frame_layout_init(fourcc, r->width, r->height, &fc, &l);
+	if (!ret)
+		ret = align_planes(&l, m.c.plane_alignment);
+	if (ret)
+		return ret;
+	size = l.size > m.c.min_size ? l.size : m.c.min_size;
+	if (round_up(size, m.c.size_alignment) < size ||
+	    round_up(size, m.c.size_alignment) > UINT32_MAX)
+		return llmem_error(-EOVERFLOW, "a frame of %llu bytes aligned to %u passes 4 GiB",
+				   (unsigned long long)size, m.c.size_alignment);
+	size = round_up(size, m.c.size_alignment);
+	if (m.c.max_size && size > m.c.max_size)
+		return llmem_error(-ENOTSUP, "%s holds %llu bytes at most; the frame needs %llu",
+				   ps[m.max_size_by].name, (unsigned long long)m.c.max_size,
+				   (unsigned long long)size);
+	if ((m.c.flags & LLMEM_CONSTRAINT_PLANE_PER_FD) &&
+	    (m.c.flags & LLMEM_CONSTRAINT_PLANES_IN_ONE_FD) && l.num_planes > 1)
+		return llmem_error(-ENOTSUP, "%s needs a buffer per plane; %s all planes in one",
+				   ps[m.flags_by[1]].name, ps[m.flags_by[2]].name);
+	l.size = size;
+	memset(out, 0, sizeof(*out));
+	out->layout = l;
+	out->constraints = m.c;
+	out->flags = m.c.flags;
+	out->min_buffers = m.c.min_buffers;
+	return 0;
+}
