@@ -17,6 +17,10 @@
  * VIDIOC_QBUF of the bitstream buffer, which runs the driver's job, and
  * VIDIOC_DQBUF of both).  Submit is the phase the paths differ in; a
  * hardware encoder's job would cost the CPU next to nothing in encode.
+ *
+ * Above 400 lines, it stays one file: the capture, the paths fed in turn
+ * and the report are one measurement, and each part reads the others'
+ * structures.
  */
 #include <errno.h>
 #include <stdio.h>

@@ -5,7 +5,8 @@
  * the shared buffers they were written into; with --writeback read back by
  * the writeback connector and compared with what was queued, frame by
  * frame (display_writeback.c); with --hold the last frame left on screen
- * until the caller says (display_hold.c).
+ * until the caller says (display_hold.c).  A little over 400 lines: most
+ * of them are the options and their checks, which belong to this command.
  */
 #include <errno.h>
 #include <stdio.h>
