@@ -651,7 +651,11 @@ TEST_F_TIMEOUT(camera_encoder, frames_by_their_dmabufs, 300)
 		ASSERT_EQ(llmem_encoder_encode(self->e, &frame, TIMEOUT_MS, &p), 0)
 		TH_LOG("%s", llmem_last_error());
 		EXPECT_EQ(p.id, f);
-		EXPECT_EQ(!!(p.flags & LLMEM_CODEC_BUF_KEYFRAME), f == 0);
+		/* The first frame is intra; vicodec codes a later one intra too when
+		 * every block chose to, which depends on how far vivid's picture
+		 * moved between the frames. */
+		if (f == 0)
+			EXPECT_TRUE(p.flags & LLMEM_CODEC_BUF_KEYFRAME);
 		ASSERT_LE(len + p.size, STREAM_MAX);
 		memcpy(stream + len, p.data, p.size);
 		len += p.size;
