@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/dmabuf_name.h"
 #include "base/error.h"
 #include "base/pool.h"
 #include "device/session.h"
@@ -59,6 +60,8 @@ static int shared_page_create(struct llmem_memory *m, uint32_t index, uint64_t s
 					       m->options & LLMEM_MEMORY_CONTIGUOUS, &b);
 	if (ret)
 		return ret;
+	if (b.fd >= 0 && m->sharing != LLMEM_SHARING_IMPORT)
+		llmem_dmabuf_name(b.fd, m->name);
 	p->vk = b.vk;
 	p->fd = b.fd;
 	p->host_ptr = b.host_ptr;
@@ -408,6 +411,8 @@ static int page_fd_locked(struct llmem_memory *m, struct llmem_page *p, int *fd)
 		ret = llmem_backend_page_export(m->session, m->backend, &b, &p->fd);
 		if (ret)
 			return ret;
+		if (m->backend == LLMEM_BACKEND_VULKAN_DMABUF)
+			llmem_dmabuf_name(p->fd, m->name);
 	}
 	*fd = p->fd;
 	return 0;

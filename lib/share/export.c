@@ -17,6 +17,7 @@
 #include <llmem/buffer.h>
 #include <llmem/share.h>
 
+#include "base/dmabuf_name.h"
 #include "base/error.h"
 #include "memory/buffer.h"
 #include "memory/frame.h"
@@ -71,7 +72,7 @@ LLMEM_PUBLIC int llmem_buffer_export(struct llmem_buffer *b, struct llmem_dmabuf
 }
 
 /* llmem.ko's range of a page's DMA-BUF, as a DMA-BUF of its own. */
-static int export_range(int page_fd, uint64_t offset, uint64_t size, int *fd)
+static int export_range(int page_fd, uint64_t offset, uint64_t size, const char *name, int *fd)
 {
 	struct llmem_export_range req = {
 		.fd = (uint32_t)page_fd,
@@ -96,6 +97,7 @@ static int export_range(int page_fd, uint64_t offset, uint64_t size, int *fd)
 	if (ret)
 		return llmem_error(ret, "export range: LLMEM_IOC_EXPORT_RANGE: %s", strerror(-ret));
 	*fd = (int)req.out_fd;
+	llmem_dmabuf_name(*fd, name);
 	return 0;
 }
 
@@ -129,7 +131,7 @@ static int buffer_range(struct llmem_buffer *b, struct llmem_dmabuf_region *out)
 		return ret;
 	out->size = (b->size + RANGE_ALIGN - 1) / RANGE_ALIGN * RANGE_ALIGN;
 	out->offset = 0;
-	return export_range(page_fd, offset, out->size, &out->fd);
+	return export_range(page_fd, offset, out->size, b->obj.name, &out->fd);
 }
 
 LLMEM_PUBLIC int llmem_buffer_export_range(struct llmem_buffer *b, struct llmem_dmabuf_region *out)

@@ -174,12 +174,18 @@ static int export_plane(struct llmem_camera *c, uint32_t p, uint32_t i)
 static int make_frame(struct llmem_camera *c, uint32_t i)
 {
 	for (uint32_t p = 0; p < c->info.format.mem_planes; p++) {
+		/* The frame's number in its name: what llmem.ko's debugfs and
+		 * fdinfo show of each DMA-BUF. */
+		char name[32];
 		struct llmem_buffer_create_info bci = {
 			.size = plane_alloc(c, p),
-			.name = p ? "camera frame, CbCr plane" : "camera frame",
+			.name = name,
 			.alignment = RANGE_ALIGN,
 		};
-		int ret = llmem_buffer_create(c->shared[p], &bci, &c->frames[p][i]);
+		int ret;
+
+		snprintf(name, sizeof(name), p ? "camera frame %u CbCr" : "camera frame %u", i);
+		ret = llmem_buffer_create(c->shared[p], &bci, &c->frames[p][i]);
 
 		if (!ret)
 			ret = export_plane(c, p, i);

@@ -5,6 +5,7 @@
  * for importers with and without an offset (llmem_buffer_export_frame()),
  * inside the VM on both kernels.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -219,6 +220,42 @@ TEST_F_TIMEOUT(export_range, frame_with_and_without_offset, 120)
 	EXPECT_FAILS(llmem_buffer_export_frame(self->b, &l, 1u << 7, &f), -EINVAL);
 	l.size = 9000;
 	EXPECT_FAILS(llmem_buffer_export_frame(self->b, &l, 0, &f), -EINVAL);
+}
+
+/* The "name:" line of /proc/self/fdinfo for @fd, in @out ("" without one). */
+static void fdinfo_name(int fd, char *out, size_t size)
+{
+	char path[64], line[256];
+	FILE *f;
+
+	out[0] = '\0';
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "name:\t", 6)) {
+			snprintf(out, size, "%s", line + 6);
+			out[strcspn(out, "\n")] = '\0';
+		}
+	fclose(f);
+}
+
+/* The library names the DMA-BUFs it makes after what they are for: a page
+ * after its memory, a range after its buffer. */
+TEST_F_TIMEOUT(export_range, dmabufs_named_after_their_purpose, 120)
+{
+	struct llmem_dmabuf_region page, range;
+	char name[64];
+
+	ASSERT_EQ(llmem_buffer_export(self->a, &page), 0) TH_LOG("%s", llmem_last_error());
+	ASSERT_EQ(llmem_buffer_export_range(self->b, &range), 0) TH_LOG("%s", llmem_last_error());
+	fdinfo_name(page.fd, name, sizeof(name));
+	EXPECT_STREQ(name, "llmem:ranges");
+	fdinfo_name(range.fd, name, sizeof(name));
+	EXPECT_STREQ(name, "llmem:b");
+	close(page.fd);
+	close(range.fd);
 }
 
 TEST_HARNESS_MAIN
