@@ -24,8 +24,8 @@
 #include "base/export.h"
 #include "display/display.h"
 
-/* The test framebuffers' size: small, and a row of 256 bytes at 4 bytes a
- * pixel, a multiple of every granularity tried. */
+/* The test framebuffers: small, within the mode config's bounds, with rows
+ * of a multiple of 64 pixels, so of every granularity tried in bytes. */
 #define PROBE_WIDTH 64
 #define PROBE_HEIGHT 8
 #define PROBE_MAX_GRANULE 256
@@ -125,15 +125,14 @@ static int state_bounds(const struct kms *k, struct llmem_constraints *c)
 	return 0;
 }
 
-/* Whether the device takes a linear @fourcc framebuffer over @handle at
- * @pitch; the test framebuffer is removed at once. */
-static int takes_pitch(const struct kms *k, uint32_t handle, uint32_t fourcc, uint32_t pitch,
-		       bool *taken)
+/* Whether the device takes a linear @fourcc framebuffer of @width x
+ * @height over @handle at @pitch; the test framebuffer is removed at once. */
+static int takes_pitch(const struct kms *k, uint32_t handle, uint32_t fourcc, uint32_t width,
+		       uint32_t height, uint32_t pitch, bool *taken)
 {
 	uint32_t handles[4] = { handle }, pitches[4] = { pitch }, offsets[4] = { 0 }, fb = 0;
 
-	if (drmModeAddFB2(k->fd, PROBE_WIDTH, PROBE_HEIGHT, fourcc, handles, pitches, offsets,
-			  &fb, 0)) {
+	if (drmModeAddFB2(k->fd, width, height, fourcc, handles, pitches, offsets, &fb, 0)) {
 		/* EINVAL: the pitch is refused; anything else is no answer. */
 		*taken = false;
 		return errno == EINVAL ? 0 : kms_error(k, -errno, "drmModeAddFB2");
@@ -153,7 +152,7 @@ static int probe_pitch_alignment(const struct kms *k, const struct llmem_partici
 {
 	struct drm_mode_create_dumb create = { 0 };
 	struct drm_mode_destroy_dumb destroy = { 0 };
-	uint32_t fourcc = 0, row;
+	uint32_t fourcc = 0, row, width, height;
 	uint64_t dumb = 0;
 	int ret = 0;
 
@@ -162,17 +161,19 @@ static int probe_pitch_alignment(const struct kms *k, const struct llmem_partici
 			fourcc = p->formats[i].fourcc;
 	if (!fourcc || drmGetCap(k->fd, DRM_CAP_DUMB_BUFFER, &dumb) || !dumb)
 		return 0;
-	row = PROBE_WIDTH * laid_out_cpp(fourcc);
+	width = c->min_width > PROBE_WIDTH ? (c->min_width + 63) / 64 * 64 : PROBE_WIDTH;
+	height = c->min_height > PROBE_HEIGHT ? c->min_height : PROBE_HEIGHT;
+	row = width * laid_out_cpp(fourcc);
 	/* Rows of twice the largest pitch tried, 32 bits a pixel. */
 	create.width = 2 * (row + PROBE_MAX_GRANULE) / 4;
-	create.height = PROBE_HEIGHT;
+	create.height = height;
 	create.bpp = 32;
 	if (drmIoctl(k->fd, DRM_IOCTL_MODE_CREATE_DUMB, &create))
 		return kms_error(k, -errno, "DRM_IOCTL_MODE_CREATE_DUMB");
 	for (uint32_t g = 1; g <= PROBE_MAX_GRANULE && !ret; g *= 2) {
 		bool taken;
 
-		ret = takes_pitch(k, create.handle, fourcc, row + g, &taken);
+		ret = takes_pitch(k, create.handle, fourcc, width, height, row + g, &taken);
 		if (!ret && taken) {
 			c->pitch_alignment = g;
 			c->probed |= LLMEM_C_PITCH_ALIGNMENT;
