@@ -97,8 +97,8 @@ static int try_format(int fd, const struct llmem_v4l2_queue_info *q, uint32_t pi
 		t->width = f.fmt.pix_mp.width;
 		t->height = f.fmt.pix_mp.height;
 		t->bytesperline = f.fmt.pix_mp.plane_fmt[0].bytesperline;
-		t->sizeimage = f.fmt.pix_mp.num_planes == 1 ? f.fmt.pix_mp.plane_fmt[0].sizeimage
-							    : 0;
+		t->sizeimage =
+			f.fmt.pix_mp.num_planes == 1 ? f.fmt.pix_mp.plane_fmt[0].sizeimage : 0;
 	} else {
 		t->width = f.fmt.pix.width;
 		t->height = f.fmt.pix.height;

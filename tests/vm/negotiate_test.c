@@ -81,8 +81,7 @@ struct frame {
 	struct llmem_dmabuf_region r;
 };
 
-static int frame_alloc(struct llmem_session *s, const struct llmem_negotiated *n,
-		       struct frame *f)
+static int frame_alloc(struct llmem_session *s, const struct llmem_negotiated *n, struct frame *f)
 {
 	struct llmem_memory_create_info ci = { .sharing = LLMEM_SHARING_DMABUF };
 	struct llmem_buffer_create_info bi = { .size = n->layout.size };
@@ -137,9 +136,10 @@ static int v4l2_takes(const char *path, bool output, const struct llmem_negotiat
 		goto out;
 	mplane = (cap.device_caps & (V4L2_CAP_VIDEO_CAPTURE_MPLANE | V4L2_CAP_VIDEO_OUTPUT_MPLANE |
 				     V4L2_CAP_VIDEO_M2M_MPLANE));
-	fmt.type = output ? (mplane ? V4L2_BUF_TYPE_VIDEO_OUTPUT_MPLANE : V4L2_BUF_TYPE_VIDEO_OUTPUT)
-			  : (mplane ? V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE
-				    : V4L2_BUF_TYPE_VIDEO_CAPTURE);
+	fmt.type =
+		output ? (mplane ? V4L2_BUF_TYPE_VIDEO_OUTPUT_MPLANE : V4L2_BUF_TYPE_VIDEO_OUTPUT)
+		       : (mplane ? V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE
+				 : V4L2_BUF_TYPE_VIDEO_CAPTURE);
 	if (mplane) {
 		fmt.fmt.pix_mp.width = WIDTH;
 		fmt.fmt.pix_mp.height = HEIGHT;
@@ -156,7 +156,8 @@ static int v4l2_takes(const char *path, bool output, const struct llmem_negotiat
 	ret = xioctl(fd, VIDIOC_S_FMT, &fmt);
 	if (ret)
 		goto out;
-	*bytesperline = mplane ? fmt.fmt.pix_mp.plane_fmt[0].bytesperline : fmt.fmt.pix.bytesperline;
+	*bytesperline =
+		mplane ? fmt.fmt.pix_mp.plane_fmt[0].bytesperline : fmt.fmt.pix.bytesperline;
 	req.type = fmt.type;
 	*step = "VIDIOC_REQBUFS";
 	ret = xioctl(fd, VIDIOC_REQBUFS, &req);
@@ -225,10 +226,9 @@ static int vulkan_reads(struct llmem_session *s, const struct llmem_negotiated *
 	ret = llmem_buffer_create(m, &(struct llmem_buffer_create_info){ .size = dst_l.size },
 				  &dst);
 	if (!ret) {
-		struct llmem_convert_info info = { .src = f->b,
-						   .src_layout = &n->layout,
-						   .dst = dst,
-						   .dst_layout = &dst_l };
+		struct llmem_convert_info info = {
+			.src = f->b, .src_layout = &n->layout, .dst = dst, .dst_layout = &dst_l
+		};
 
 		ret = llmem_convert_to_rgba(&info);
 		llmem_buffer_destroy(dst);
@@ -289,6 +289,7 @@ TEST_F(negotiate, statements)
 {
 	struct llmem_participant v, mp, dc, enc, kms;
 	const struct llmem_format_caps *f;
+	int master;
 
 	ASSERT_EQ(llmem_participant_v4l2(self->vivid[VIVID_VMALLOC], 0, WIDTH, HEIGHT, &v), 0)
 	TH_LOG("%s", llmem_last_error());
@@ -298,8 +299,14 @@ TEST_F(negotiate, statements)
 	TH_LOG("%s", llmem_last_error());
 	ASSERT_EQ(llmem_participant_v4l2(self->vicodec, 1, WIDTH, HEIGHT, &enc), 0)
 	TH_LOG("%s", llmem_last_error());
+	/* The first opener of the card is its DRM master: the statement is
+	 * made (and the test framebuffers made) without it. */
+	master = open(self->vkms, O_RDWR | O_CLOEXEC);
+	ASSERT_GE(master, 0);
+	EXPECT_TRUE(drmIsMaster(master));
 	ASSERT_EQ(llmem_participant_kms_plane(self->vkms, 0, &kms), 0)
 	TH_LOG("%s", llmem_last_error());
+	close(master);
 	show(_metadata, &v);
 	show(_metadata, &mp);
 	show(_metadata, &dc);
@@ -364,11 +371,11 @@ static int negotiate_one(const struct llmem_participant *ps, uint32_t n, uint32_
 	return llmem_negotiate(ps, n, &r, out);
 }
 
-#define EXPECT_V4L2_TAKES(path, output, n, f, bpl)                                             \
-	do {                                                                                  \
-		const char *step;                                                             \
-		int r_ = v4l2_takes(path, output, n, f, bpl, &step);                          \
-		EXPECT_EQ(r_, 0) TH_LOG("%s on %s: %s", step, path, strerror(-r_));           \
+#define EXPECT_V4L2_TAKES(path, output, n, f, bpl)                                  \
+	do {                                                                        \
+		const char *step;                                                   \
+		int r_ = v4l2_takes(path, output, n, f, bpl, &step);                \
+		EXPECT_EQ(r_, 0) TH_LOG("%s on %s: %s", step, path, strerror(-r_)); \
 	} while (0)
 
 /* YUYV: vivid's capture, vicodec's OUTPUT, the shaders. */
@@ -536,6 +543,10 @@ TEST_F(negotiate, refusals)
 	EXPECT_FAILS(llmem_participant_v4l2(self->vivid[VIVID_VMALLOC], 1, WIDTH, HEIGHT, &ps[0]),
 		     -ENODEV);
 	EXPECT_NE(strstr(llmem_last_error(), "has no OUTPUT queue"), NULL);
+	/* The encoder's CAPTURE queue gives FWHT alone. */
+	EXPECT_FAILS(llmem_participant_v4l2(self->vicodec, 0, WIDTH, HEIGHT, &ps[0]), -ENODEV);
+	EXPECT_NE(strstr(llmem_last_error(), "capture offers no format llmem lays out"), NULL)
+	TH_LOG("%s", llmem_last_error());
 	EXPECT_FAILS(llmem_participant_v4l2("/dev/null", 0, WIDTH, HEIGHT, &ps[0]), -ENOTTY);
 	EXPECT_FAILS(llmem_participant_v4l2("/dev/no-such-node", 0, WIDTH, HEIGHT, &ps[0]),
 		     -ENOENT);
