@@ -449,8 +449,8 @@ TEST_F(negotiate, xrgb8888)
 	frame_free(&f);
 }
 
-/* A participant that pads rows to 512 bytes: vivid takes the padded
- * pitch; vicodec, which takes only its own, is named. */
+/* A participant that pads rows to 512 or 1024 bytes: vivid and vkms take
+ * the padded pitch; vicodec, which takes only its own, is named. */
 TEST_F(negotiate, padded_pitch)
 {
 	struct llmem_participant ps[4] = { 0 };
@@ -500,6 +500,15 @@ TEST_F(negotiate, padded_pitch)
 	ASSERT_EQ(llmem_participant_kms_plane(self->vkms, 0, &ps[1]), 0);
 	ASSERT_EQ(negotiate_one(ps, 4, XRGB, &n), 0) TH_LOG("%s", llmem_last_error());
 	EXPECT_EQ(n.layout.pitch[0], 2560);
+	/* Padded to 3072 for a 1024-byte engine: vivid and vkms take it. */
+	ps[3].constraints.pitch_alignment = 1024;
+	ASSERT_EQ(negotiate_one(ps, 4, XRGB, &n), 0) TH_LOG("%s", llmem_last_error());
+	EXPECT_EQ(n.layout.pitch[0], 3072);
+	ASSERT_EQ(frame_alloc(self->s, &n, &f), 0) TH_LOG("%s", llmem_last_error());
+	EXPECT_V4L2_TAKES(self->vivid[VIVID_VMALLOC], false, &n, &f, &bpl);
+	EXPECT_EQ(bpl, 3072) TH_LOG("vivid did not keep the padded pitch");
+	EXPECT_EQ(kms_takes(self->vkms, &n, &f), 0);
+	frame_free(&f);
 }
 
 /* vivid's dma-contig instance with llmem.ko's contiguous pages. */
@@ -548,8 +557,10 @@ TEST_F(negotiate, refusals)
 	EXPECT_NE(strstr(llmem_last_error(), "capture offers no format llmem lays out"), NULL)
 	TH_LOG("%s", llmem_last_error());
 	EXPECT_FAILS(llmem_participant_v4l2("/dev/null", 0, WIDTH, HEIGHT, &ps[0]), -ENOTTY);
+	EXPECT_NE(strstr(llmem_last_error(), "/dev/null VIDIOC_QUERYCAP"), NULL);
 	EXPECT_FAILS(llmem_participant_v4l2("/dev/no-such-node", 0, WIDTH, HEIGHT, &ps[0]),
 		     -ENOENT);
+	EXPECT_NE(strstr(llmem_last_error(), "/dev/no-such-node open"), NULL);
 
 	EXPECT_FAILS(llmem_participant_kms_plane(NULL, 0, &ps[0]), -EINVAL);
 	EXPECT_STREQ(llmem_last_error(), "KMS participant: NULL path");
@@ -557,6 +568,8 @@ TEST_F(negotiate, refusals)
 	EXPECT_FAILS(llmem_participant_kms_plane(self->vkms, 0xfffff, &ps[0]), -ENOENT);
 	EXPECT_NE(strstr(llmem_last_error(), "has no plane 1048575"), NULL);
 	EXPECT_FAILS(llmem_participant_kms_plane("/dev/null", 0, &ps[0]), -ENODEV);
+	EXPECT_NE(strstr(llmem_last_error(), "/dev/null () is not a KMS device"), NULL)
+	TH_LOG("%s", llmem_last_error());
 }
 
 TEST_HARNESS_MAIN
