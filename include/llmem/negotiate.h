@@ -154,7 +154,8 @@ struct llmem_constraints {
  * @kind: enum llmem_participant_kind.
  * @num_formats: entries of @formats.
  * @formats: the fourccs it takes; an empty list takes any.
- * @constraints: its demands, for every fourcc it takes.
+ * @constraints: its demands, for every fourcc it takes; an exact pitch and
+ *	a minimum size that differ by fourcc are stated in @formats instead.
  */
 struct llmem_participant {
 	char name[64];
