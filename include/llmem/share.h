@@ -555,7 +555,9 @@ int llmem_negotiate_encode_statement(const struct llmem_participant *participant
  * Return: 0; -EINVAL for NULL arguments; -EPROTO for a message that is
  * malformed (wrong magic, version or type, truncated or with bytes past
  * its end, counts past their limits, and anything encode refuses); -ENOSPC
- * when more than @capacity came.  The message names what is wrong.
+ * when more than @capacity came.  The message names what is wrong.  On
+ * failure *@count is left alone and @participants may hold part of the
+ * message.
  */
 int llmem_negotiate_decode_statement(const void *buf, size_t len,
 				     struct llmem_participant *participants, uint32_t capacity,

@@ -37,6 +37,8 @@ _Static_assert(LLMEM_NEGOTIATE_WIRE_MAX ==
 	       "LLMEM_NEGOTIATE_WIRE_MAX is the largest statement");
 _Static_assert(sizeof(((struct llmem_participant *)0)->name) == NAME_BYTES, "names of 64 bytes");
 
+/* Spelled out rather than "every bit": a flag or field added to
+ * negotiate.h reaches the wire only with a new version. */
 #define KNOWN_FLAGS                                                    \
 	(LLMEM_CONSTRAINT_CONTIGUOUS | LLMEM_CONSTRAINT_PLANE_PER_FD | \
 	 LLMEM_CONSTRAINT_PLANES_IN_ONE_FD)
