@@ -7,11 +7,17 @@
  * same bytes (the encoding is canonical), and a statement they accept is
  * merged by llmem_negotiate() (lib/memory/negotiate.c), with the CPU, as
  * the allocating side would: whatever it answers, a layout it gives must
- * pass the checks a received result passes.
+ * pass the checks a received result passes.  Some inputs go through a
+ * socketpair instead (lib/share/negotiate_socket.c), the peer hanging up
+ * after its bytes: the receive must read no more than one message and
+ * answer as the decoder does, or -ECONNRESET for a message cut short.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <drm_fourcc.h>
 
@@ -19,11 +25,13 @@
 #include <llmem/share.h>
 
 #include "fuzz_input.h"
+#include "share/negotiate_wire.h"
 
 /* Flags: which message, and whether to make its header valid so that the
  * fuzzer spends its time past it. */
 #define FUZZ_RESULT 0x01
 #define FUZZ_FIX_HEADER 0x02
+#define FUZZ_SOCKET 0x04
 
 static const uint32_t fourccs[] = { DRM_FORMAT_YUYV, DRM_FORMAT_NV12, DRM_FORMAT_XRGB8888,
 				    DRM_FORMAT_ARGB8888, DRM_FORMAT_ABGR8888 };
@@ -99,6 +107,53 @@ static void result(const uint8_t *msg, size_t len)
 	check_canonical(msg, len, llmem_negotiate_encode_result(&r, again, sizeof(again)), again);
 }
 
+/*
+ * The bytes, and one byte more, through a socket: the receive reads the
+ * header, then as many bytes as it says and no more, and answers what the
+ * decoder answers for those, -EPROTO for a bad header, -ECONNRESET for
+ * bytes that end early.
+ */
+static void through_socket(const uint8_t *msg, size_t len, uint32_t capacity, bool is_result)
+{
+	static struct llmem_participant ps[LLMEM_NEGOTIATE_MAX_PARTICIPANTS];
+	uint32_t type = is_result ? LLMEM_NEGOTIATE_WIRE_RESULT : LLMEM_NEGOTIATE_WIRE_STATEMENT;
+	uint8_t *stream = malloc(len + 1), next;
+	struct llmem_negotiated r;
+	uint32_t n, count, length;
+	size_t end = 0;
+	int sv[2], ret, want;
+
+	if (!stream || socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
+		abort();
+	memcpy(stream, msg, len);
+	stream[len] = '!';
+	if (send(sv[1], stream, len + 1, MSG_NOSIGNAL) != (ssize_t)len + 1)
+		abort();
+	shutdown(sv[1], SHUT_WR);
+	if (len + 1 < LLMEM_NEGOTIATE_WIRE_HEADER)
+		want = -ECONNRESET;
+	else if (llmem_negotiate_wire_header(stream, type, &count, &length))
+		want = -EPROTO;
+	else if ((end = LLMEM_NEGOTIATE_WIRE_HEADER + (size_t)length) > len + 1)
+		want = -ECONNRESET;
+	else if (is_result)
+		want = llmem_negotiate_decode_result(stream, end, &r);
+	else
+		want = llmem_negotiate_decode_statement(stream, end, ps, capacity, &n);
+	ret = is_result ? llmem_negotiate_recv_result(sv[0], &r)
+			: llmem_negotiate_recv_statement(sv[0], ps, capacity, &n);
+	if (ret != want)
+		abort();
+	/* After a whole message the stream stands at the byte that follows it. */
+	if (end && end <= len + 1 && recv(sv[0], &next, 1, 0) != (end < len + 1 ? 1 : 0))
+		abort();
+	if (end && end < len + 1 && next != stream[end])
+		abort();
+	close(sv[0]);
+	close(sv[1]);
+	free(stream);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct fuzz_input in = { data, size };
@@ -122,7 +177,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(msg, in.data, len);
 	if (flags & FUZZ_FIX_HEADER && len >= 24)
 		fix_header(msg, len, flags & FUZZ_RESULT ? 2 : 1);
-	if (flags & FUZZ_RESULT)
+	if (flags & FUZZ_SOCKET)
+		through_socket(msg, len, capacity, flags & FUZZ_RESULT);
+	else if (flags & FUZZ_RESULT)
 		result(msg, len);
 	else
 		statement(msg, len, capacity, &req);
