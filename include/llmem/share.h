@@ -21,10 +21,12 @@
 #ifndef LLMEM_SHARE_H
 #define LLMEM_SHARE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "frame.h"
 #include "memory.h"
+#include "negotiate.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -495,6 +497,125 @@ int llmem_share_send_page(int sock, struct llmem_memory *memory, uint32_t page);
 int llmem_share_recv_page(int sock, struct llmem_memory *memory,
 			  struct llmem_shared_object *objects, struct llmem_buffer **buffers,
 			  uint32_t capacity, uint32_t *page);
+
+/*
+ * Negotiation across processes: each side sends what its devices accept
+ * (struct llmem_participant, negotiate.h), the allocating side merges them
+ * with llmem_negotiate() and sends back the layout (struct
+ * llmem_negotiated), then the frames (llmem_share_send_page()).
+ *
+ * On the wire each is one message in an explicit encoding: a 24-byte
+ * header (magic "LLMEMNEG", version, type, count, length) and the fields
+ * little-endian at fixed offsets, never a struct's bytes; docs/api.md has
+ * the table.  A peer's message is untrusted: it is checked whole (lengths,
+ * counts, enums, flag bits, zero reserved fields and padding, names
+ * NUL-terminated and free of control characters, a layout whose planes lie
+ * in the frame) before a field is used.  Whether a statement is consistent
+ * (a minimum past its maximum) is llmem_negotiate()'s to say, naming it.
+ *
+ * Versioning: a message carries LLMEM_NEGOTIATE_WIRE_VERSION; any change
+ * to the encoding (a field, an enum value, a flag bit) makes a new version,
+ * and a receiver refuses versions it does not speak with -EPROTO naming
+ * both.
+ *
+ * The encode and decode calls touch only their arguments (thread-safe);
+ * the socket calls are blocking, retry on EINTR, and pass no fds.  After a
+ * -EPROTO or a transport error the stream's framing is lost: close it.
+ */
+#define LLMEM_NEGOTIATE_WIRE_VERSION 1
+/* Bytes of the largest message: a statement of 16 participants of 32
+ * formats of 8 modifiers each. */
+#define LLMEM_NEGOTIATE_WIRE_MAX 43288
+
+/**
+ * llmem_negotiate_encode_statement() - participants' statements as a message.
+ * @participants: what each accepts; names NUL-terminated and not empty.
+ * @count: 1 to LLMEM_NEGOTIATE_MAX_PARTICIPANTS.
+ * @buf: receives the message; NULL with @capacity 0 to learn its size.
+ * @capacity: bytes at @buf.
+ *
+ * Return: the message's bytes (at most LLMEM_NEGOTIATE_WIRE_MAX); -EINVAL
+ * for NULL @participants, a @count out of range, or a statement the wire
+ * cannot carry: a name without its NUL, empty or with a control character,
+ * an unknown kind, fact source, flag or field bit, counts of formats or
+ * modifiers past their maximum, a non-zero reserved field; -ENOSPC when
+ * @capacity is too small.
+ */
+int llmem_negotiate_encode_statement(const struct llmem_participant *participants, uint32_t count,
+				     void *buf, size_t capacity);
+
+/**
+ * llmem_negotiate_decode_statement() - a message's participants.
+ * @buf: one whole message.
+ * @len: its bytes.
+ * @participants: receives them, each zeroed past what the message states.
+ * @capacity: entries at @participants.
+ * @count: receives how many came.
+ *
+ * Return: 0; -EINVAL for NULL arguments; -EPROTO for a message that is
+ * malformed (wrong magic, version or type, truncated or with bytes past
+ * its end, counts past their limits, and anything encode refuses); -ENOSPC
+ * when more than @capacity came.  The message names what is wrong.  On
+ * failure *@count is left alone and @participants may hold part of the
+ * message.
+ */
+int llmem_negotiate_decode_statement(const void *buf, size_t len,
+				     struct llmem_participant *participants, uint32_t capacity,
+				     uint32_t *count);
+
+/**
+ * llmem_negotiate_encode_result() - a negotiated layout as a message.
+ * @result: from llmem_negotiate(); its layout one llmem_frame_layout_init()
+ *	makes (a known fourcc and its planes, linear, every plane inside the
+ *	size); planes past num_planes are sent as zero.
+ * @buf: receives the message; NULL with @capacity 0 to learn its size.
+ * @capacity: bytes at @buf.
+ *
+ * Return: the message's bytes; -EINVAL for NULL @result, a layout as above
+ * that is not, or constraints the wire cannot carry (unknown flag or field
+ * bits, a non-zero reserved field); -ENOSPC when @capacity is too small.
+ */
+int llmem_negotiate_encode_result(const struct llmem_negotiated *result, void *buf,
+				  size_t capacity);
+
+/**
+ * llmem_negotiate_decode_result() - a message's negotiated layout.
+ *
+ * Return: 0; -EINVAL for NULL arguments; -EPROTO for a malformed message,
+ * as llmem_negotiate_decode_statement() says, or a layout whose planes do
+ * not lie in its frame.
+ */
+int llmem_negotiate_decode_result(const void *buf, size_t len, struct llmem_negotiated *result);
+
+/**
+ * llmem_negotiate_send_statement() - send participants' statements.
+ * @sock: a connected stream socket (AF_UNIX); stays the caller's.
+ *
+ * Return: 0; the errors of llmem_negotiate_encode_statement(); send()'s
+ * errno (-EPIPE when the peer has gone: no SIGPIPE is raised).
+ */
+int llmem_negotiate_send_statement(int sock, const struct llmem_participant *participants,
+				   uint32_t count);
+
+/**
+ * llmem_negotiate_recv_statement() - receive a peer's statements.
+ * @sock: a connected stream socket; stays the caller's.
+ *
+ * Reads exactly one message, so that the next one starts where it ends,
+ * also when it answers -ENOSPC.  Fds a peer sends along are closed unseen.
+ *
+ * Return: 0; the errors of llmem_negotiate_decode_statement(); -EPROTO for
+ * a header that is not a negotiation statement (nothing more is read);
+ * -ECONNRESET when the peer closed the socket; -ENOMEM; recv()'s errno
+ * (-EAGAIN past a SO_RCVTIMEO).
+ */
+int llmem_negotiate_recv_statement(int sock, struct llmem_participant *participants,
+				   uint32_t capacity, uint32_t *count);
+
+/* The same for a negotiated layout, with the errors of
+ * llmem_negotiate_encode_result() and llmem_negotiate_decode_result(). */
+int llmem_negotiate_send_result(int sock, const struct llmem_negotiated *result);
+int llmem_negotiate_recv_result(int sock, struct llmem_negotiated *result);
 
 /* The kernel's allocators of DMA-BUFs that need no GPU. */
 enum llmem_dmabuf_provider_kind {
