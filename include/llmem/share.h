@@ -525,7 +525,7 @@ int llmem_share_recv_page(int sock, struct llmem_memory *memory,
 #define LLMEM_NEGOTIATE_WIRE_VERSION 1
 /* Bytes of the largest message: a statement of 16 participants of 32
  * formats of 8 modifiers each. */
-#define LLMEM_NEGOTIATE_WIRE_MAX 43288
+#define LLMEM_NEGOTIATE_WIRE_MAX 47384
 
 /**
  * llmem_negotiate_encode_statement() - participants' statements as a message.

@@ -24,7 +24,7 @@
 #define NAME_BYTES 64
 #define CONSTRAINTS_BYTES 72
 #define PARTICIPANT_BYTES (NAME_BYTES + 8 + CONSTRAINTS_BYTES)
-#define FORMAT_BYTES 16
+#define FORMAT_BYTES 24
 #define LAYOUT_BYTES 80
 #define RESULT_BYTES (LAYOUT_BYTES + CONSTRAINTS_BYTES + 8)
 #define PARTICIPANT_MAX      \
@@ -182,9 +182,13 @@ static int check_participant(const struct llmem_participant *p, uint32_t index, 
 		if (f->source < LLMEM_FACT_REPORTED || f->source > LLMEM_FACT_ASSUMED)
 			return llmem_error(err, "%s: %s: format %u has unknown fact source %u",
 					   what, p->name, i, f->source);
-		if (f->reserved)
-			return llmem_error(err, "%s: %s: reserved field of format %u not zero",
-					   what, p->name, i);
+		if (f->pitch && p->constraints.pitch_alignment &&
+		    f->pitch % p->constraints.pitch_alignment)
+			return llmem_error(err,
+					   "%s: %s: format %u's pitch %u is not a multiple of its "
+					   "pitch alignment %u",
+					   what, p->name, i, f->pitch,
+					   p->constraints.pitch_alignment);
 	}
 	return check_constraints(&p->constraints, err, what, p->name);
 }
@@ -306,7 +310,8 @@ LLMEM_PUBLIC int llmem_negotiate_encode_statement(const struct llmem_participant
 			p = put32(p, c->fourcc);
 			p = put32(p, c->num_modifiers);
 			p = put32(p, c->source);
-			p = put32(p, 0);
+			p = put32(p, c->pitch);
+			p = put64(p, c->min_size);
 			for (uint32_t m = 0; m < c->num_modifiers; m++)
 				p = put64(p, c->modifiers[m]);
 		}
@@ -348,7 +353,8 @@ static int get_participant(const uint8_t **p, size_t *left, uint32_t index,
 		c->fourcc = get32(&q);
 		c->num_modifiers = get32(&q);
 		c->source = get32(&q);
-		c->reserved = get32(&q);
+		c->pitch = get32(&q);
+		c->min_size = get64(&q);
 		*left -= FORMAT_BYTES;
 		if (c->num_modifiers > LLMEM_NEGOTIATE_MAX_MODIFIERS)
 			return llmem_error(-EPROTO,

@@ -35,7 +35,7 @@
 #define P2_NUM_FORMATS (P2 + 68)
 #define P2_C (P2 + 72)
 #define F0 (P2 + 144)
-#define F1 (F0 + 16 + 2 * 8)
+#define F1 (F0 + 24 + 2 * 8)
 
 /* Fields of the result message. */
 #define R_FOURCC HDR
@@ -150,7 +150,7 @@ FIXTURE_TEARDOWN(statement)
 TEST_F(statement, round_trip)
 {
 	EXPECT_EQ(llmem_negotiate_encode_statement(self->ps, 3, NULL, 0), self->len);
-	EXPECT_EQ(self->len, HDR + 3 * 144 + 16 + 2 * 8 + 16);
+	EXPECT_EQ(self->len, HDR + 3 * 144 + 24 + 2 * 8 + 24);
 	memset(self->out, 0xa5, sizeof(self->out));
 	ASSERT_EQ(llmem_negotiate_decode_statement(self->msg, (size_t)self->len, self->out, 16,
 						   &self->n),
@@ -185,7 +185,7 @@ TEST_F(statement, little_endian_fields)
 	EXPECT_EQ(get_le32(self->msg + F0), DRM_FORMAT_NV12);
 	EXPECT_EQ(get_le32(self->msg + F0 + 4), 2);
 	EXPECT_EQ(get_le32(self->msg + F0 + 8), LLMEM_FACT_REPORTED);
-	EXPECT_EQ(memcmp(self->msg + F0 + 24, "\x02\x00\x00\x00\x00\x00\x00\x01", 8), 0);
+	EXPECT_EQ(memcmp(self->msg + F0 + 32, "\x02\x00\x00\x00\x00\x00\x00\x01", 8), 0);
 	EXPECT_EQ(get_le32(self->msg + F1), DRM_FORMAT_XRGB8888);
 }
 
@@ -281,8 +281,8 @@ STATEMENT_BAD(type_result, 12, 4, 2, "type 2 (a result)");
 STATEMENT_BAD(type_unknown, 12, 4, 9, "type 9 (unknown)");
 STATEMENT_BAD(no_participants, 16, 4, 0, "0 participants; 1 to 16");
 STATEMENT_BAD(participants_17, 16, 4, 17, "17 participants; 1 to 16");
-STATEMENT_BAD(participants_past_end, 16, 4, 4, "480 bytes cannot hold 4 participants");
-STATEMENT_BAD(participants_fewer, 16, 4, 2, "192 bytes past its last participant");
+STATEMENT_BAD(participants_past_end, 16, 4, 4, "496 bytes cannot hold 4 participants");
+STATEMENT_BAD(participants_fewer, 16, 4, 2, "208 bytes past its last participant");
 STATEMENT_BAD(length_too_short, 20, 4, 100, "100 bytes cannot hold 3 participants");
 STATEMENT_BAD(length_huge, 20, 4, 0xffffffff, "bytes cannot hold 3 participants");
 STATEMENT_BAD(name_no_nul, P2, 64, 'a', "participant 2: name not NUL-terminated");
@@ -302,7 +302,7 @@ STATEMENT_BAD(modifiers_9, F0 + 4, 4, 9, "format 0 has 9 modifiers; at most 8");
 STATEMENT_BAD(modifiers_past_end, F1 + 4, 4, 1, "modifiers of format 1 are truncated");
 STATEMENT_BAD(source_0, F0 + 8, 4, 0, "format 0 has unknown fact source 0");
 STATEMENT_BAD(source_4, F1 + 8, 4, 4, "format 1 has unknown fact source 4");
-STATEMENT_BAD(format_reserved, F0 + 12, 4, 5, "reserved field of format 0");
+STATEMENT_BAD(format_pitch, F0 + 12, 4, 5, "format 0's pitch 5 is not a multiple of its pitch alignment 256");
 
 FIXTURE_SETUP(bad_statement)
 {
@@ -351,7 +351,7 @@ TEST(encode_refuses)
 		{ "33 formats; at most 32" },
 		{ "format 0 has 9 modifiers; at most 8" },
 		{ "format 1 has unknown fact source 0" },
-		{ "reserved field of format 0" },
+		{ "format 0's pitch 5 is not a multiple of its pitch alignment 256" },
 		{ "unknown constraint flags 0x80" },
 		{ "unknown constraint fields 0x1000" },
 		{ "reserved field of the constraints" },
@@ -397,7 +397,7 @@ TEST(encode_refuses)
 			ps[2].formats[1].source = 0;
 			break;
 		case 10:
-			ps[2].formats[0].reserved = 1;
+			ps[2].formats[0].pitch = 5;
 			break;
 		case 11:
 			ps[2].constraints.flags |= 1u << 7;
