@@ -302,7 +302,8 @@ STATEMENT_BAD(modifiers_9, F0 + 4, 4, 9, "format 0 has 9 modifiers; at most 8");
 STATEMENT_BAD(modifiers_past_end, F1 + 4, 4, 1, "modifiers of format 1 are truncated");
 STATEMENT_BAD(source_0, F0 + 8, 4, 0, "format 0 has unknown fact source 0");
 STATEMENT_BAD(source_4, F1 + 8, 4, 4, "format 1 has unknown fact source 4");
-STATEMENT_BAD(format_pitch, F0 + 12, 4, 5, "format 0's pitch 5 is not a multiple of its pitch alignment 256");
+STATEMENT_BAD(format_pitch, F0 + 12, 4, 5,
+	      "format 0's pitch 5 is not a multiple of its pitch alignment 256");
 
 FIXTURE_SETUP(bad_statement)
 {
