@@ -452,7 +452,8 @@ int llmem_display_commit(struct llmem_display *display,
 
 /**
  * llmem_participant_kms_plane() - what a KMS plane scans out (negotiate.h).
- * @path: the card, e.g. "/dev/dri/card0".
+ * @path: the card, e.g. "/dev/dri/card0"; NULL for the one
+ *	llmem_display_open() takes without a device.
  * @plane_id: the plane; 0 for the first primary plane.
  * @out: the statement.
  *

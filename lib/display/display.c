@@ -87,12 +87,7 @@ static int open_device(struct llmem_display *d, const char *path, uint32_t flags
 	return 0;
 }
 
-/*
- * The first card that can be the display, or -ENODEV saying what each
- * lacked; a card that could not be probed for want of fds or memory makes
- * that the error instead, as it may be the one.
- */
-static int find_device(struct llmem_display *d, uint32_t flags)
+int llmem_display_find_card(uint32_t flags, char *path, size_t size)
 {
 	struct llmem_drm_device devs[MAX_CARDS];
 	char why[512] = "";
@@ -107,8 +102,10 @@ static int find_device(struct llmem_display *d, uint32_t flags)
 
 		if (!devs[i].error) {
 			missing = lacks(&devs[i], flags, &err);
-			if (!missing)
-				return open_device(d, devs[i].path, flags);
+			if (!missing) {
+				snprintf(path, size, "%s", devs[i].path);
+				return 0;
+			}
 		} else if (devs[i].error == -EMFILE || devs[i].error == -ENFILE ||
 			   devs[i].error == -ENOMEM) {
 			ret = devs[i].error;
@@ -122,6 +119,14 @@ static int find_device(struct llmem_display *d, uint32_t flags)
 			   "display: no DRM card does modesetting, imports DMA-BUFs and takes "
 			   "atomic commits%s",
 			   n ? why : " (/dev/dri has no card)");
+}
+
+static int find_device(struct llmem_display *d, uint32_t flags)
+{
+	char path[LLMEM_DRM_PATH_LEN];
+	int ret = llmem_display_find_card(flags, path, sizeof(path));
+
+	return ret ? ret : open_device(d, path, flags);
 }
 
 /* Connector @want, or the first connected output; the caller frees it. */

@@ -31,6 +31,15 @@ void llmem_drm_probe(int fd, struct llmem_drm_device *dev);
  * driver's name; -ENODEV, named, for a device that is not KMS. */
 int llmem_drm_open_kms(const char *path, int *fd, char *driver, size_t len);
 
+/*
+ * The first card that can be the display of enum llmem_display_flags
+ * @flags (modesetting, DMA-BUF import, atomic commits, a writeback
+ * connector if asked), its path in @path: what llmem_display_open() and a
+ * KMS participant take without a device.  0, or -ENODEV saying what each
+ * card lacked.
+ */
+int llmem_display_find_card(uint32_t flags, char *path, size_t size);
+
 /* "CALL on PATH (DRIVER): strerror(-err)" for llmem_last_error(); @err. */
 int llmem_drm_error(int err, const char *path, const char *driver, const char *call);
 

@@ -188,11 +188,18 @@ static int probe_pitch_alignment(const struct kms *k, const struct llmem_partici
 LLMEM_PUBLIC int llmem_participant_kms_plane(const char *path, uint32_t plane_id,
 					     struct llmem_participant *out)
 {
+	char card[LLMEM_DRM_PATH_LEN];
 	struct kms k;
 	int ret;
 
-	if (!path || !out)
-		return llmem_error(-EINVAL, "KMS participant: NULL %s", path ? "out" : "path");
+	if (!out)
+		return llmem_error(-EINVAL, "KMS participant: NULL out");
+	if (!path) {
+		ret = llmem_display_find_card(0, card, sizeof(card));
+		if (ret)
+			return ret;
+		path = card;
+	}
 	ret = llmem_drm_open_kms(path, &k.fd, k.driver, sizeof(k.driver));
 	if (ret)
 		return ret;

@@ -562,8 +562,9 @@ TEST_F(negotiate, refusals)
 		     -ENOENT);
 	EXPECT_NE(strstr(llmem_last_error(), "/dev/no-such-node open"), NULL);
 
-	EXPECT_FAILS(llmem_participant_kms_plane(NULL, 0, &ps[0]), -EINVAL);
-	EXPECT_STREQ(llmem_last_error(), "KMS participant: NULL path");
+	/* No card: the one a display takes without one, vkms here. */
+	ASSERT_EQ(llmem_participant_kms_plane(NULL, 0, &ps[0]), 0) TH_LOG("%s", llmem_last_error());
+	EXPECT_EQ(strncmp(ps[0].name, "vkms plane ", 11), 0) TH_LOG("%s", ps[0].name);
 	EXPECT_FAILS(llmem_participant_kms_plane(self->vkms, 0, NULL), -EINVAL);
 	EXPECT_FAILS(llmem_participant_kms_plane(self->vkms, 0xfffff, &ps[0]), -ENOENT);
 	EXPECT_NE(strstr(llmem_last_error(), "has no plane 1048575"), NULL);
