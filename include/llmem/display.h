@@ -456,12 +456,17 @@ int llmem_display_commit(struct llmem_display *display,
  * @plane_id: the plane; 0 for the first primary plane.
  * @out: the statement.
  *
- * Fourccs and modifiers from IN_FORMATS (reported); the pitch alignment by
- * test framebuffers (DRM_IOCTL_MODE_ADDFB2) of a scratch dumb buffer at
- * candidate pitches (probed); the size bounds from the mode config
- * (reported).
+ * Fourccs llmem lays out and their modifiers from IN_FORMATS (reported;
+ * the plane's format list, linear, where it has no IN_FORMATS); the size
+ * bounds from the mode config (reported); the pitch alignment by test
+ * framebuffers (DRM_IOCTL_MODE_ADDFB2) of a 32- or 16-bit format the plane
+ * takes over a scratch dumb buffer, at the row plus 1, 2, 4 ... 256 bytes:
+ * the smallest taken (probed), unknown where none is or the device has no
+ * dumb buffers.  Neither ADDFB2 nor dumb buffers need DRM master, so
+ * another process may drive the display meanwhile.
  *
- * Return: 0; -EINVAL for NULL arguments; -ENOENT for no such plane;
+ * Return: 0; -EINVAL for NULL arguments; -ENOENT for no such plane (or,
+ * for @plane_id 0, no primary plane);
  * -ENODEV for a device that is not a KMS device; the driver's errors,
  * named with the call and the device.
  */

@@ -61,13 +61,20 @@ enum llmem_participant_kind {
  * @fourcc: DRM fourcc (for YUYV and NV12 the V4L2 code is the same).
  * @num_modifiers: entries of @modifiers; 0 means linear only.
  * @source: enum llmem_fact_source.
+ * @pitch: the exact pitch of plane 0 with this fourcc, 0 for none: a
+ *	driver's bytesperline depends on the fourcc (YUYV's row is twice
+ *	NV12's), so an exact pitch is a fact of the fourcc, not of the
+ *	participant; its source is the participant's mark for LLMEM_C_PITCH.
+ * @min_size: bytes a buffer of this fourcc must hold at least (a V4L2
+ *	sizeimage), 0 for none; marked as the participant's LLMEM_C_MIN_SIZE.
  * @modifiers: DRM format modifiers it takes with this fourcc.
  */
 struct llmem_format_caps {
 	uint32_t fourcc;
 	uint32_t num_modifiers;
 	uint32_t source;
-	uint32_t reserved;
+	uint32_t pitch;
+	uint64_t min_size;
 	uint64_t modifiers[LLMEM_NEGOTIATE_MAX_MODIFIERS];
 };
 
@@ -147,7 +154,8 @@ struct llmem_constraints {
  * @kind: enum llmem_participant_kind.
  * @num_formats: entries of @formats.
  * @formats: the fourccs it takes; an empty list takes any.
- * @constraints: its demands, for every fourcc it takes.
+ * @constraints: its demands, for every fourcc it takes; an exact pitch and
+ *	a minimum size that differ by fourcc are stated in @formats instead.
  */
 struct llmem_participant {
 	char name[64];

@@ -434,12 +434,21 @@ int llmem_v4l2_dequeue(struct llmem_v4l2 *dev, int timeout_ms, struct llmem_v4l2
  *	1 for its OUTPUT queue (what a memory-to-memory device reads).
  * @out: the statement.
  *
- * Fourccs from VIDIOC_ENUM_FMT (reported), those llmem lays out kept;
- * VIDIOC_TRY_FMT of the first at the size gives bytesperline and
- * sizeimage (reported), and a try with the pitch padded by 64 bytes tells
- * whether the driver takes another pitch (probed: if not, the pitch is
- * exact); a multi-planar format (NV12M) asks for a buffer per plane.
- * Nothing is allocated or changed on the node.
+ * Fourccs from VIDIOC_ENUM_FMT (reported), those llmem lays out kept
+ * (YUYV, NV12, and XBGR32, ABGR32 and RGBA32 as DRM's XRGB8888, ARGB8888
+ * and ABGR8888); VIDIOC_TRY_FMT of each at the size gives its sizeimage
+ * (reported, the fourcc's min_size).  A try of the first with the pitch
+ * padded by 64 bytes tells whether the driver takes another pitch
+ * (probed): if it does, tries padded by 1, 2, 4 ... 32 bytes find its
+ * granularity, the pitch alignment; if not, each fourcc's bytesperline is
+ * its exact pitch.  A size the driver changes becomes its bounds; the
+ * minimum of buffers comes from V4L2_CID_MIN_BUFFERS_FOR_CAPTURE or
+ * _OUTPUT where the driver has it (reported).  NV12M stands for NV12 only
+ * where the queue has no NV12, and then asks for a buffer per plane.
+ * Contiguity is never stated: no query tells videobuf2-dma-contig from
+ * vmalloc or dma-sg (only a QBUF of a scattered buffer fails), so a caller
+ * who knows adds llmem_participant_llmem_contiguous().  Nothing is
+ * allocated or changed on the node.
  *
  * Return: 0; -EINVAL for NULL arguments or a zero size; -ENODEV for a node
  * without that queue or no format llmem lays out; open()'s and the

@@ -27,6 +27,10 @@ int llmem_drm_open(const char *path, int *fd);
  * universal planes and writeback connectors where the device has them. */
 void llmem_drm_probe(int fd, struct llmem_drm_device *dev);
 
+/* @path opened as a KMS client with universal planes into *@fd, and its
+ * driver's name; -ENODEV, named, for a device that is not KMS. */
+int llmem_drm_open_kms(const char *path, int *fd, char *driver, size_t len);
+
 /* "CALL on PATH (DRIVER): strerror(-err)" for llmem_last_error(); @err. */
 int llmem_drm_error(int err, const char *path, const char *driver, const char *call);
 

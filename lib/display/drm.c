@@ -315,8 +315,7 @@ int llmem_drm_read_plane_formats(int fd, uint32_t plane_id, struct llmem_drm_for
 	return ret;
 }
 
-/* @path opened as a KMS client with universal planes, and its driver's name. */
-static int open_kms(const char *path, int *fd, char *driver, size_t len)
+int llmem_drm_open_kms(const char *path, int *fd, char *driver, size_t len)
 {
 	drmVersionPtr v;
 	int ret;
@@ -356,7 +355,7 @@ LLMEM_PUBLIC int llmem_drm_list_planes(const char *path, struct llmem_drm_plane 
 	if (!path || (!planes && capacity))
 		return llmem_error(-EINVAL, "llmem_drm_list_planes: NULL %s",
 				   path ? "planes" : "path");
-	ret = open_kms(path, &fd, driver, sizeof(driver));
+	ret = llmem_drm_open_kms(path, &fd, driver, sizeof(driver));
 	if (ret)
 		return ret;
 	res = drmModeGetPlaneResources(fd);
@@ -399,7 +398,7 @@ LLMEM_PUBLIC int llmem_drm_plane_formats(const char *path, uint32_t plane_id,
 	if (!path || (!formats && capacity))
 		return llmem_error(-EINVAL, "llmem_drm_plane_formats: NULL %s",
 				   path ? "formats" : "path");
-	ret = open_kms(path, &fd, driver, sizeof(driver));
+	ret = llmem_drm_open_kms(path, &fd, driver, sizeof(driver));
 	if (ret)
 		return ret;
 	ret = llmem_drm_read_plane_formats(fd, plane_id, &all, &count);

@@ -250,6 +250,32 @@ static int choose_format(const struct llmem_participant *ps, uint32_t n,
 	return llmem_error(-ENOTSUP, "the participants share no format of those asked for");
 }
 
+/* The facts of the chosen fourcc (an exact pitch, a size) merged with the
+ * participants' own. */
+static int merge_format_facts(const struct llmem_participant *ps, uint32_t n, uint32_t fourcc,
+			      struct merged *m)
+{
+	for (uint32_t u = 0; u < n; u++) {
+		const struct llmem_format_caps *f = find_format(&ps[u], fourcc);
+		int i = (int)u;
+
+		if (!f)
+			continue;
+		if (f->pitch && m->c.pitch && f->pitch != m->c.pitch)
+			return llmem_error(-ENOTSUP, "%s needs pitch %u; %s pitch %u",
+					   ps[m->pitch_by].name, m->c.pitch, ps[i].name, f->pitch);
+		if (f->pitch && !m->c.pitch) {
+			m->c.pitch = f->pitch;
+			m->pitch_by = i;
+		}
+		if (f->min_size > m->c.min_size) {
+			m->c.min_size = f->min_size;
+			m->min_size_by = i;
+		}
+	}
+	return 0;
+}
+
 /* The pitch every participant takes: the exact one, checked against the
  * merged alignment and bound, or the row rounded up to the alignment. */
 static int choose_pitch(const struct llmem_participant *ps, const struct merged *m, uint32_t row,
@@ -322,6 +348,8 @@ LLMEM_PUBLIC int llmem_negotiate(const struct llmem_participant *ps, uint32_t n,
 	ret = merge(ps, n, r, &m);
 	if (!ret)
 		ret = choose_format(ps, n, r, &fourcc, &modifier);
+	if (!ret)
+		ret = merge_format_facts(ps, n, fourcc, &m);
 	if (ret)
 		return ret;
 	if (modifier != DRM_FORMAT_MOD_LINEAR)

@@ -1,0 +1,277 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A V4L2 queue as a participant of a negotiation (negotiate.h): what the
+ * node's listing (v4l2_nodes.c) says it offers, and what VIDIOC_TRY_FMT
+ * answers at the size, which changes nothing on the node and allocates
+ * nothing, so a queue another process streams from can be asked too.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <drm_fourcc.h>
+#include <linux/videodev2.h>
+
+#include <llmem/negotiate.h>
+#include <llmem/v4l2.h>
+
+#include "base/error.h"
+#include "base/export.h"
+
+/* The padding a driver that takes other pitches is asked to keep. */
+#define PAD 64
+
+static int xioctl(int fd, unsigned long request, void *arg)
+{
+	int ret;
+
+	do {
+		ret = ioctl(fd, request, arg);
+	} while (ret == -1 && errno == EINTR);
+	return ret == -1 ? -errno : 0;
+}
+
+/*
+ * The DRM fourcc llmem lays out for a V4L2 pixel format, 0 for none.  For
+ * these the codes are the same (V4L2's XBGR32 is DRM's XRGB8888: bytes B,
+ * G, R, X); NV12M is NV12 with a buffer per plane.
+ */
+static uint32_t drm_fourcc(uint32_t pixelformat)
+{
+	switch (pixelformat) {
+	case V4L2_PIX_FMT_YUYV:
+	case V4L2_PIX_FMT_NV12:
+	case V4L2_PIX_FMT_XBGR32:
+	case V4L2_PIX_FMT_ABGR32:
+	case V4L2_PIX_FMT_RGBA32:
+		return pixelformat;
+	case V4L2_PIX_FMT_NV12M:
+		return DRM_FORMAT_NV12;
+	default:
+		return 0;
+	}
+}
+
+/* What the driver makes of @pixelformat at the size with plane 0's pitch
+ * @bytesperline (0: its own choice). */
+struct tried {
+	uint32_t width;
+	uint32_t height;
+	uint32_t bytesperline;
+	uint64_t sizeimage;
+};
+
+static int try_format(int fd, const struct llmem_v4l2_queue_info *q, uint32_t pixelformat,
+		      uint32_t width, uint32_t height, uint32_t bytesperline, struct tried *t)
+{
+	struct v4l2_format f = { .type = q->type };
+	int ret;
+
+	if (q->multiplanar) {
+		f.fmt.pix_mp = (struct v4l2_pix_format_mplane){
+			.width = width,
+			.height = height,
+			.pixelformat = pixelformat,
+			.field = V4L2_FIELD_NONE,
+		};
+		f.fmt.pix_mp.plane_fmt[0].bytesperline = bytesperline;
+	} else {
+		f.fmt.pix = (struct v4l2_pix_format){
+			.width = width,
+			.height = height,
+			.pixelformat = pixelformat,
+			.field = V4L2_FIELD_NONE,
+			.bytesperline = bytesperline,
+		};
+	}
+	ret = xioctl(fd, VIDIOC_TRY_FMT, &f);
+	if (ret)
+		return ret;
+	if (q->multiplanar) {
+		/* A buffer per plane: each holds its own plane, and plane 0's
+		 * sizeimage is no bound on a frame laid out in one. */
+		t->width = f.fmt.pix_mp.width;
+		t->height = f.fmt.pix_mp.height;
+		t->bytesperline = f.fmt.pix_mp.plane_fmt[0].bytesperline;
+		t->sizeimage =
+			f.fmt.pix_mp.num_planes == 1 ? f.fmt.pix_mp.plane_fmt[0].sizeimage : 0;
+	} else {
+		t->width = f.fmt.pix.width;
+		t->height = f.fmt.pix.height;
+		t->bytesperline = f.fmt.pix.bytesperline;
+		t->sizeimage = f.fmt.pix.sizeimage;
+	}
+	return 0;
+}
+
+/*
+ * The granularity of the pitches the driver keeps past its own: the
+ * smallest padding of 1, 2, 4 ... PAD bytes it keeps as asked (it kept
+ * PAD).
+ */
+static int pitch_granularity(int fd, const struct llmem_v4l2_queue_info *q, uint32_t pixelformat,
+			     const struct tried *own, uint32_t *granule)
+{
+	for (uint32_t pad = 1; pad < PAD; pad *= 2) {
+		struct tried t;
+		int ret = try_format(fd, q, pixelformat, own->width, own->height,
+				     own->bytesperline + pad, &t);
+
+		if (ret)
+			return ret;
+		if (t.bytesperline == own->bytesperline + pad) {
+			*granule = pad;
+			return 0;
+		}
+	}
+	*granule = PAD;
+	return 0;
+}
+
+/* The queue's minimum of buffers, where the driver has the control. */
+static uint32_t min_buffers(int fd, bool output)
+{
+	struct v4l2_control ctrl = {
+		.id = output ? V4L2_CID_MIN_BUFFERS_FOR_OUTPUT : V4L2_CID_MIN_BUFFERS_FOR_CAPTURE,
+	};
+
+	return xioctl(fd, VIDIOC_G_CTRL, &ctrl) || ctrl.value < 0 ? 0 : (uint32_t)ctrl.value;
+}
+
+/* The queue's formats llmem lays out, NV12 in one buffer preferred over
+ * NV12M where the queue has both; -ENODEV for none. */
+static int state_formats(const struct llmem_v4l2_queue_info *q, struct llmem_participant *p,
+			 uint32_t *pixelformats)
+{
+	bool nv12 = false, nv12m = false;
+
+	for (uint32_t i = 0; i < q->num_formats; i++) {
+		nv12 |= q->formats[i].fourcc == V4L2_PIX_FMT_NV12;
+		nv12m |= q->formats[i].fourcc == V4L2_PIX_FMT_NV12M;
+	}
+	for (uint32_t i = 0; i < q->num_formats && p->num_formats < LLMEM_NEGOTIATE_MAX_FORMATS;
+	     i++) {
+		uint32_t v = q->formats[i].fourcc;
+
+		if (!drm_fourcc(v) || (v == V4L2_PIX_FMT_NV12M && nv12))
+			continue;
+		pixelformats[p->num_formats] = v;
+		p->formats[p->num_formats++] = (struct llmem_format_caps){
+			.fourcc = drm_fourcc(v),
+			.source = LLMEM_FACT_REPORTED,
+		};
+	}
+	if (nv12m && !nv12)
+		p->constraints.flags |= LLMEM_CONSTRAINT_PLANE_PER_FD;
+	return p->num_formats ? 0 : -ENODEV;
+}
+
+/*
+ * Each format tried at the size: its own pitch and size (reported), and
+ * whether it keeps a padded pitch (probed), asked of the first format and
+ * taken for all: a driver pads or not whatever the format.
+ */
+static int state_layouts(int fd, const struct llmem_v4l2_queue_info *q, uint32_t width,
+			 uint32_t height, const uint32_t *pixelformats, struct llmem_participant *p)
+{
+	struct llmem_constraints *c = &p->constraints;
+	bool exact = false;
+	int ret;
+
+	for (uint32_t i = 0; i < p->num_formats; i++) {
+		struct llmem_format_caps *f = &p->formats[i];
+		struct tried own, padded;
+
+		ret = try_format(fd, q, pixelformats[i], width, height, 0, &own);
+		if (ret)
+			return llmem_error(ret, "VIDIOC_TRY_FMT on %s: %s", p->name,
+					   strerror(-ret));
+		if (own.width != width || own.height != height) {
+			/* It takes another size: the one it gives is its bound. */
+			c->min_width = c->max_width = own.width;
+			c->min_height = c->max_height = own.height;
+		}
+		f->min_size = own.sizeimage;
+		if (i == 0) {
+			ret = try_format(fd, q, pixelformats[i], own.width, own.height,
+					 own.bytesperline + PAD, &padded);
+			if (!ret && padded.bytesperline == own.bytesperline + PAD)
+				ret = pitch_granularity(fd, q, pixelformats[i], &own,
+							&c->pitch_alignment);
+			else
+				exact = !ret;
+			if (ret)
+				return llmem_error(ret, "VIDIOC_TRY_FMT on %s: %s", p->name,
+						   strerror(-ret));
+		}
+		if (exact)
+			f->pitch = own.bytesperline;
+	}
+	c->probed |= exact ? LLMEM_C_PITCH : LLMEM_C_PITCH_ALIGNMENT;
+	return 0;
+}
+
+static const struct llmem_v4l2_queue_info *find_queue(const struct llmem_v4l2_node *node,
+						      uint32_t output)
+{
+	for (uint32_t i = 0; i < node->num_queues; i++)
+		if (node->queues[i].output == !!output)
+			return &node->queues[i];
+	return NULL;
+}
+
+static int state_queue(const struct llmem_v4l2_node *node, uint32_t output, uint32_t width,
+		       uint32_t height, struct llmem_participant *p)
+{
+	uint32_t pixelformats[LLMEM_NEGOTIATE_MAX_FORMATS];
+	const struct llmem_v4l2_queue_info *q;
+	int fd, ret;
+
+	if (node->error)
+		return llmem_error(node->error, "%s %s: %s", node->path,
+				   node->error == -ENOTTY ? "VIDIOC_QUERYCAP" : "open",
+				   strerror(-node->error));
+	q = find_queue(node, output);
+	if (!q)
+		return llmem_error(-ENODEV, "%s (%s) has no %s queue", node->path, node->driver,
+				   output ? "OUTPUT" : "CAPTURE");
+	if (q->formats_error)
+		return llmem_error(q->formats_error, "VIDIOC_ENUM_FMT on %s: %s", p->name,
+				   strerror(-q->formats_error));
+	if (state_formats(q, p, pixelformats))
+		return llmem_error(-ENODEV, "%s offers no format llmem lays out", p->name);
+	fd = open(node->path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return llmem_error(-errno, "open %s: %s", node->path, strerror(errno));
+	ret = state_layouts(fd, q, width, height, pixelformats, p);
+	if (!ret)
+		p->constraints.min_buffers = min_buffers(fd, output);
+	close(fd);
+	return ret;
+}
+
+LLMEM_PUBLIC int llmem_participant_v4l2(const char *path, uint32_t output, uint32_t width,
+					uint32_t height, struct llmem_participant *out)
+{
+	struct llmem_v4l2_node_list *list;
+	int ret;
+
+	if (!path || !out)
+		return llmem_error(-EINVAL, "V4L2 participant: NULL %s", path ? "out" : "path");
+	if (!width || !height)
+		return llmem_error(-EINVAL, "V4L2 participant: a frame of %ux%u", width, height);
+	ret = llmem_v4l2_list_nodes(path, &list);
+	if (ret)
+		return ret;
+	memset(out, 0, sizeof(*out));
+	out->kind = LLMEM_PARTICIPANT_V4L2;
+	snprintf(out->name, sizeof(out->name), "%s %s %s", list->nodes[0].driver, path,
+		 output ? "output" : "capture");
+	ret = state_queue(&list->nodes[0], output, width, height, out);
+	llmem_v4l2_node_list_free(list);
+	return ret;
+}
