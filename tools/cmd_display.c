@@ -155,6 +155,7 @@ static int open_source(struct run *r)
 {
 	struct display_camera_args ca = {
 		.device = args.camera,
+		.display = args.display,
 		.fourcc = args.format,
 		.width = args.size[0],
 		.height = args.size[1],

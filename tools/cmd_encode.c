@@ -96,6 +96,7 @@ static const struct cli_option options[] = {
 struct encode_run {
 	struct llmem_session *session;
 	struct encode_source src;
+	char encoder[64];
 	struct llmem_encoder *enc;
 	struct llmem_encoder_info enc_info;
 	struct mirror mirror;
@@ -254,11 +255,30 @@ static void print_summary(FILE *f, const void *run)
 	emit_finish(&e);
 }
 
+/*
+ * The encoder the frames go to, and what its OUTPUT queue takes: the
+ * camera lays its frames out for both (negotiate.h).
+ */
+static int find_encoder(struct encode_run *r, struct llmem_participant *queue)
+{
+	struct llmem_codec_find_info fi = { .kind = LLMEM_CODEC_ENCODER,
+					    .coded_fourcc = V4L2_PIX_FMT_FWHT,
+					    .raw_fourcc = args.format };
+	int ret;
+
+	if (args.encoder)
+		snprintf(r->encoder, sizeof(r->encoder), "%s", args.encoder);
+	else if ((ret = llmem_codec_find(&fi, r->encoder, sizeof(r->encoder))))
+		return fail(ret, "find an encoder");
+	ret = llmem_participant_v4l2(r->encoder, 1, args.size[0], args.size[1], queue);
+	return ret ? fail(ret, "what the encoder takes") : 0;
+}
+
 /* The encoder reads the frames where they lie: a camera's with its pitch. */
 static int open_encoder(struct encode_run *r)
 {
 	struct llmem_encoder_create_info eci = {
-		.device = args.encoder,
+		.device = r->encoder,
 		.fourcc = args.format,
 		.width = args.size[0],
 		.height = args.size[1],
@@ -277,6 +297,7 @@ static int open_encoder(struct encode_run *r)
 static int encode(struct encode_run *r)
 {
 	struct llmem_session_create_info sci = { .app_name = "llmem encode" };
+	struct llmem_participant encoder_queue;
 	struct llmem_camera_create_info cci = {
 		.device = args.device,
 		.fourcc = args.format,
@@ -285,13 +306,17 @@ static int encode(struct encode_run *r)
 		.input = (uint32_t)args.input,
 		.backend = args.backend,
 		.flags = LLMEM_CAMERA_CONVERT_LATER | (args.input_given ? LLMEM_CAMERA_INPUT : 0),
+		.participants = &encoder_queue,
+		.num_participants = 1,
 	};
 	int ret;
 
 	ret = llmem_session_create(&sci, &r->session);
 	if (ret)
 		return fail(ret, "Vulkan session");
-	ret = args.stream_from ? 0 : encode_source_camera(&r->src, r->session, &cci);
+	ret = find_encoder(r, &encoder_queue);
+	if (!ret && !args.stream_from)
+		ret = encode_source_camera(&r->src, r->session, &cci);
 	if (!ret)
 		ret = open_encoder(r);
 	if (!ret && args.stream_from) {

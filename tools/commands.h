@@ -18,6 +18,8 @@ extern const struct cli_command cmd_camera;
 extern const struct cli_command cmd_encode;
 /* llmem decode: a bitstream decoded into llmem buffers (cmd_decode.c). */
 extern const struct cli_command cmd_decode;
+/* llmem negotiate: one layout every named device accepts (cmd_negotiate.c). */
+extern const struct cli_command cmd_negotiate;
 /* llmem display: the camera or a decoded stream shown on a KMS device
  * (cmd_display.c; its sources, writeback and hold display_*.c). */
 extern const struct cli_command cmd_display;

@@ -111,6 +111,7 @@ static const struct display_source_ops camera_ops = {
 int display_camera_open(struct llmem_session *session, const struct display_camera_args *args,
 			struct display_source **out)
 {
+	struct llmem_participant plane;
 	struct llmem_camera_create_info ci = {
 		.device = args->device,
 		.fourcc = args->fourcc,
@@ -120,7 +121,8 @@ int display_camera_open(struct llmem_session *session, const struct display_came
 		.flags = LLMEM_CAMERA_SHARED_RGBA | (args->input_given ? LLMEM_CAMERA_INPUT : 0),
 		.rgba_fourcc = DRM_FORMAT_XRGB8888,
 		.rgba_buffers = RGBA_BUFFERS,
-		.rgba_pitch_alignment = DISPLAY_PITCH_ALIGNMENT,
+		.rgba_participants = &plane,
+		.num_rgba_participants = 1,
 	};
 	struct camera_source *c = calloc(1, sizeof(*c));
 	int ret;
@@ -128,6 +130,12 @@ int display_camera_open(struct llmem_session *session, const struct display_came
 	if (!c) {
 		fprintf(stderr, "llmem display: out of memory\n");
 		return -ENOMEM;
+	}
+	/* The RGBA frames are laid out for the plane that scans them out. */
+	ret = llmem_participant_kms_plane(args->display, 0, &plane);
+	if (ret) {
+		free(c);
+		return fail(ret, "the display plane");
 	}
 	ret = llmem_camera_open(session, &ci, &c->camera);
 	if (ret) {

@@ -86,6 +86,9 @@ struct display_source {
 
 struct display_camera_args {
 	const char *device;
+	/* The KMS card the frames are shown on (NULL: the one the display
+	 * takes), whose primary plane the RGBA frames are laid out for. */
+	const char *display;
 	uint32_t fourcc;
 	uint32_t width, height;
 	uint32_t input;

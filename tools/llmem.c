@@ -15,9 +15,19 @@
 #include "commands.h"
 
 const struct cli_command *const cli_commands[] = {
-	&cmd_info,	   &cmd_devices,     &cmd_camera,	  &cmd_encode,
-	&cmd_decode,	   &cmd_display,     &cmd_bench_alloc,	  &cmd_bench_kernel,
-	&cmd_bench_camera, &cmd_bench_codec, &cmd_bench_transfer, NULL,
+	&cmd_info,
+	&cmd_devices,
+	&cmd_camera,
+	&cmd_encode,
+	&cmd_decode,
+	&cmd_display,
+	&cmd_negotiate,
+	&cmd_bench_alloc,
+	&cmd_bench_kernel,
+	&cmd_bench_camera,
+	&cmd_bench_codec,
+	&cmd_bench_transfer,
+	NULL,
 };
 
 static bool is_bench(const struct cli_command *cmd)

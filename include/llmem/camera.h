@@ -45,6 +45,7 @@
 #include <stdint.h>
 
 #include "frame.h"
+#include "negotiate.h"
 #include "v4l2.h"
 
 #ifdef __cplusplus
@@ -123,6 +124,17 @@ struct llmem_camera_create_info {
 	/* Every RGBA row's pitch a multiple of this (a power of two: a display
 	 * engine's 64 or 256); leave 0 for no demand. */
 	uint32_t rgba_pitch_alignment;
+	/* The other devices the captured frames go to (an encoder's OUTPUT
+	 * queue, a display plane): the frames' layout is negotiated
+	 * (negotiate.h) between the camera's queue, the device's conversion
+	 * and these, and the camera is asked for the pitch chosen; NULL for
+	 * the driver's own layout.  Read at open. */
+	const struct llmem_participant *participants;
+	uint32_t num_participants;
+	/* The same for the RGBA frames (a display plane that scans them
+	 * out), negotiated with the conversion that writes them. */
+	uint32_t num_rgba_participants;
+	const struct llmem_participant *rgba_participants;
 };
 
 /**

@@ -331,6 +331,17 @@ int llmem_v4l2_set_format(struct llmem_v4l2 *dev, uint32_t fourcc, uint32_t widt
 			  struct llmem_v4l2_format *out);
 
 /**
+ * llmem_v4l2_set_format_pitch() - llmem_v4l2_set_format() with the pitch
+ * (bytesperline) of every plane asked for too: the one a negotiation
+ * chose (negotiate.h).  @pitch 0 leaves it to the driver.
+ *
+ * Return: as llmem_v4l2_set_format(); -EINVAL also when the driver keeps
+ * another pitch (the message gives both).
+ */
+int llmem_v4l2_set_format_pitch(struct llmem_v4l2 *dev, uint32_t fourcc, uint32_t width,
+				uint32_t height, uint32_t pitch, struct llmem_v4l2_format *out);
+
+/**
  * llmem_v4l2_request_buffers() - allocate (or, with @count 0, release) buffers.
  *
  * Return: the number of buffers the driver granted (it may differ from

@@ -116,6 +116,79 @@ static int check_info(const struct llmem_camera_create_info *ci)
 	if (ci->rgba_pitch_alignment & (ci->rgba_pitch_alignment - 1))
 		return llmem_error(-EINVAL, "camera: RGBA pitch alignment %u: not a power of two",
 				   ci->rgba_pitch_alignment);
+	if ((ci->num_participants && !ci->participants) ||
+	    (ci->num_rgba_participants && !ci->rgba_participants) ||
+	    ci->num_participants > LLMEM_NEGOTIATE_MAX_PARTICIPANTS - 2 ||
+	    ci->num_rgba_participants > LLMEM_NEGOTIATE_MAX_PARTICIPANTS - 1)
+		return llmem_error(-EINVAL,
+				   "camera: %u and %u participants; at most %u and %u, "
+				   "not NULL",
+				   ci->num_participants, ci->num_rgba_participants,
+				   LLMEM_NEGOTIATE_MAX_PARTICIPANTS - 2,
+				   LLMEM_NEGOTIATE_MAX_PARTICIPANTS - 1);
+	return 0;
+}
+
+/*
+ * One layout of @fourcc (DRM) at @width x @height for the device's
+ * conversion, @first (the camera's queue, or none) and the caller's
+ * participants: the merged statement of all of them.
+ */
+static int negotiate(struct llmem_camera *c, const struct llmem_participant *first,
+		     const struct llmem_participant *extra, uint32_t count,
+		     uint32_t pitch_alignment, uint32_t fourcc, uint32_t width, uint32_t height,
+		     struct llmem_negotiated *out)
+{
+	struct llmem_participant ps[LLMEM_NEGOTIATE_MAX_PARTICIPANTS];
+	struct llmem_negotiate_request req = {
+		.width = width, .height = height, .fourccs = &fourcc, .num_fourccs = 1
+	};
+	uint32_t n = 0;
+	int ret;
+
+	if (first)
+		ps[n++] = *first;
+	if (pitch_alignment) {
+		ps[n] = (struct llmem_participant){ .kind = LLMEM_PARTICIPANT_OTHER };
+		snprintf(ps[n].name, sizeof(ps[n].name), "the camera's RGBA pitch alignment");
+		ps[n++].constraints.pitch_alignment = pitch_alignment;
+	}
+	ret = llmem_participant_vulkan(c->session, LLMEM_VULKAN_USAGE_STORAGE, &ps[n++]);
+	for (uint32_t i = 0; !ret && i < count; i++)
+		ps[n++] = extra[i];
+	return ret ? ret : llmem_negotiate(ps, n, &req, out);
+}
+
+/* The captured frames' format: the driver's, or the layout negotiated
+ * with the participants, the camera asked for its pitch. */
+static int set_format(struct llmem_camera *c, const struct llmem_camera_create_info *ci,
+		      uint32_t fourcc, uint32_t width, uint32_t height)
+{
+	/* YUYV and NV12 are the same codes in V4L2 and DRM; NV12M is NV12 in
+	 * a buffer per plane. */
+	uint32_t drm = fourcc == V4L2_PIX_FMT_NV12M ? DRM_FORMAT_NV12 : fourcc;
+	struct llmem_participant queue;
+	struct llmem_negotiated n;
+	int ret;
+
+	if (!ci->num_participants) {
+		ret = llmem_v4l2_set_format(c->dev, fourcc, width, height, &c->info.format);
+		return ret ? ret : llmem_v4l2_format_layout(&c->info.format, &c->info.layout);
+	}
+	ret = llmem_participant_v4l2(c->info.device, 0, width, height, &queue);
+	if (!ret)
+		ret = negotiate(c, &queue, ci->participants, ci->num_participants, 0, drm, width,
+				height, &n);
+	if (!ret)
+		ret = llmem_v4l2_set_format_pitch(c->dev, fourcc, width, height, n.layout.pitch[0],
+						  &c->info.format);
+	if (!ret)
+		ret = llmem_v4l2_format_layout(&c->info.format, &c->info.layout);
+	if (ret)
+		return ret;
+	/* One buffer for the whole frame: as large as the largest demand. */
+	if (c->info.format.mem_planes == 1 && n.layout.size > c->info.layout.size)
+		c->info.layout.size = n.layout.size;
 	return 0;
 }
 
@@ -125,7 +198,9 @@ static int setup(struct llmem_camera *c, const struct llmem_camera_create_info *
 	uint32_t width = ci->width ? ci->width : DEFAULT_WIDTH;
 	uint32_t height = ci->height ? ci->height : DEFAULT_HEIGHT;
 	uint32_t buffers = ci->buffers ? ci->buffers : DEFAULT_BUFFERS;
+	uint32_t rgba_fourcc = ci->rgba_fourcc ? ci->rgba_fourcc : DRM_FORMAT_ABGR8888;
 	struct llmem_frame_constraints rgba = { .pitch_alignment = ci->rgba_pitch_alignment };
+	struct llmem_negotiated rgba_negotiated;
 	int ret;
 
 	if (ci->device)
@@ -141,13 +216,16 @@ static int setup(struct llmem_camera *c, const struct llmem_camera_create_info *
 		if (ret)
 			return ret;
 	}
-	ret = llmem_v4l2_set_format(c->dev, fourcc, width, height, &c->info.format);
-	if (!ret)
-		ret = llmem_v4l2_format_layout(&c->info.format, &c->info.layout);
-	if (!ret)
-		ret = llmem_frame_layout_init(ci->rgba_fourcc ? ci->rgba_fourcc
-							      : DRM_FORMAT_ABGR8888,
-					      width, height, &rgba, &c->info.rgba_layout);
+	ret = set_format(c, ci, fourcc, width, height);
+	if (!ret && ci->num_rgba_participants) {
+		ret = negotiate(c, NULL, ci->rgba_participants, ci->num_rgba_participants,
+				ci->rgba_pitch_alignment, rgba_fourcc, width, height,
+				&rgba_negotiated);
+		c->info.rgba_layout = rgba_negotiated.layout;
+	} else if (!ret) {
+		ret = llmem_frame_layout_init(rgba_fourcc, width, height, &rgba,
+					      &c->info.rgba_layout);
+	}
 	if (ret)
 		return ret;
 	c->info.encoding =

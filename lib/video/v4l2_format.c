@@ -136,6 +136,13 @@ static int agreed_multi(const struct llmem_v4l2 *dev, const struct v4l2_pix_form
 LLMEM_PUBLIC int llmem_v4l2_set_format(struct llmem_v4l2 *dev, uint32_t fourcc, uint32_t width,
 				       uint32_t height, struct llmem_v4l2_format *out)
 {
+	return llmem_v4l2_set_format_pitch(dev, fourcc, width, height, 0, out);
+}
+
+LLMEM_PUBLIC int llmem_v4l2_set_format_pitch(struct llmem_v4l2 *dev, uint32_t fourcc,
+					     uint32_t width, uint32_t height, uint32_t pitch,
+					     struct llmem_v4l2_format *out)
+{
 	struct v4l2_format fmt = { 0 };
 	struct llmem_v4l2_format agreed = { 0 };
 	uint32_t got_fourcc, got_width, got_height;
@@ -163,11 +170,15 @@ LLMEM_PUBLIC int llmem_v4l2_set_format(struct llmem_v4l2 *dev, uint32_t fourcc, 
 		fmt.fmt.pix_mp.height = height;
 		fmt.fmt.pix_mp.pixelformat = fourcc;
 		fmt.fmt.pix_mp.field = V4L2_FIELD_NONE;
+		fmt.fmt.pix_mp.num_planes = (uint8_t)format_mem_planes(fourcc);
+		for (uint32_t p = 0; pitch && p < format_mem_planes(fourcc); p++)
+			fmt.fmt.pix_mp.plane_fmt[p].bytesperline = pitch;
 	} else {
 		fmt.fmt.pix.width = width;
 		fmt.fmt.pix.height = height;
 		fmt.fmt.pix.pixelformat = fourcc;
 		fmt.fmt.pix.field = V4L2_FIELD_NONE;
+		fmt.fmt.pix.bytesperline = pitch;
 	}
 	ret = LLMEM_V4L2_CALL(dev, VIDIOC_S_FMT, &fmt);
 	if (ret)
@@ -189,6 +200,9 @@ LLMEM_PUBLIC int llmem_v4l2_set_format(struct llmem_v4l2 *dev, uint32_t fourcc, 
 	} else {
 		agreed_single(&fmt.fmt.pix, &agreed);
 	}
+	if (pitch && agreed.bytesperline != pitch)
+		return llmem_error(-EINVAL, "%s takes %s rows of pitch %u, not the %u asked for",
+				   dev->path, fourcc_str(fourcc, want), agreed.bytesperline, pitch);
 	dev->format = agreed;
 	if (out)
 		*out = agreed;
