@@ -11,6 +11,7 @@
 #include <drm_fourcc.h>
 
 #include <llmem/camera.h>
+#include <llmem/display.h>
 #include <llmem/error.h>
 #include <llmem/memory.h>
 
