@@ -45,8 +45,8 @@ static struct {
 
 static const struct cli_option options[] = {
 	CLI_OPTION_FORMAT(&args.format, negotiate_formats, &args.format_given,
-			  "the one format to negotiate (default: the first of YUYV, NV12, XR24, "
-			  "AR24, AB24 that all take)"),
+			  "the one format to negotiate (default: the first in this order that "
+			  "all take)"),
 	CLI_OPTION_SIZE(args.size, 2, 16384, NULL, "frame size in pixels (default 640x480)"),
 	{ .name = "usage",
 	  .short_name = 'u',
