@@ -259,7 +259,7 @@ static int choose_pitch(const struct llmem_participant *ps, const struct merged 
 	uint64_t p = m->c.pitch ? m->c.pitch : round_up(row, a);
 
 	if (m->c.pitch && m->c.pitch < row)
-		return llmem_error(-ENOTSUP, "%s needs pitch %u, below the %u bytes of a row",
+		return llmem_error(-EINVAL, "%s needs pitch %u, below the %u bytes of a row",
 				   ps[m->pitch_by].name, m->c.pitch, row);
 	if (m->c.pitch && a && m->c.pitch % a)
 		return llmem_error(-ENOTSUP, "%s needs pitch %u; %s a multiple of %u",
