@@ -199,9 +199,9 @@ struct llmem_negotiated {
  * @out: the result.
  *
  * The first fourcc in the order of preference that every participant
- * takes, with the first modifier all take with it, laid out linear for the
- * union of the constraints.  Deterministic: the same statements give the
- * same layout.
+ * takes with the linear modifier (the one llmem lays out, wherever the
+ * caller ranks it), laid out for the union of the constraints.
+ * Deterministic: the same statements give the same layout.
  *
  * Return: 0; -EINVAL for NULL arguments, no or too many participants, a
  * zero size, or a statement that contradicts itself (a minimum past its

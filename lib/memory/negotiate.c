@@ -202,18 +202,19 @@ static bool takes_modifier(const struct llmem_format_caps *f, uint64_t modifier)
 }
 
 /*
- * The first fourcc of the order every participant takes, with the first
- * modifier all take with it: 0, or -ENOTSUP naming who lacks the most
- * preferred fourcc.
+ * The first fourcc of the order every participant takes with a modifier
+ * llmem lays out (linear), wherever the caller ranks it among the
+ * modifiers: 0, or -ENOTSUP naming who lacks the most preferred fourcc.
  */
 static int choose_format(const struct llmem_participant *ps, uint32_t n,
-			 const struct llmem_negotiate_request *r, uint32_t *fourcc,
-			 uint64_t *modifier)
+			 const struct llmem_negotiate_request *r, uint32_t *fourcc)
 {
 	const uint32_t *order = r->fourccs ? r->fourccs : default_order;
 	uint32_t count = r->fourccs ? r->num_fourccs : sizeof(default_order) / sizeof(*order);
 	const uint64_t *mods = r->modifiers ? r->modifiers : linear_only;
 	uint32_t nmods = r->modifiers ? r->num_modifiers : 1;
+	/* The first other modifier all take, for the refusal. */
+	uint64_t tiled = DRM_FORMAT_MOD_LINEAR;
 	char name[5];
 
 	for (uint32_t f = 0; f < count; f++) {
@@ -229,13 +230,22 @@ static int choose_format(const struct llmem_participant *ps, uint32_t n,
 				all = !ps[i].num_formats || find_format(&ps[i], order[f]);
 			if (!all)
 				continue;
+			if (mods[k] != DRM_FORMAT_MOD_LINEAR) {
+				if (tiled == DRM_FORMAT_MOD_LINEAR)
+					tiled = mods[k];
+				continue;
+			}
 			*fourcc = order[f];
-			*modifier = mods[k];
 			return 0;
 		}
 	}
 	if (!count)
 		return llmem_error(-EINVAL, "negotiate: an empty list of fourccs");
+	if (tiled != DRM_FORMAT_MOD_LINEAR)
+		return llmem_error(-ENOTSUP,
+				   "the participants share modifier 0x%llx; llmem lays "
+				   "out linear frames only",
+				   (unsigned long long)tiled);
 	for (uint32_t i = 0; i < n; i++)
 		if (ps[i].num_formats && !find_format(&ps[i], order[0]))
 			return llmem_error(-ENOTSUP, "%s has no %s", ps[i].name,
@@ -301,7 +311,7 @@ LLMEM_PUBLIC int llmem_negotiate(const struct llmem_participant *ps, uint32_t n,
 {
 	struct llmem_frame_constraints fc = { 0 };
 	struct llmem_frame_layout min, l;
-	uint64_t modifier, size;
+	uint64_t size;
 	uint32_t fourcc, pitch, granule;
 	struct merged m;
 	int ret;
@@ -321,14 +331,9 @@ LLMEM_PUBLIC int llmem_negotiate(const struct llmem_participant *ps, uint32_t n,
 				   r->fourccs && !r->num_fourccs ? "fourccs" : "modifiers");
 	ret = merge(ps, n, r, &m);
 	if (!ret)
-		ret = choose_format(ps, n, r, &fourcc, &modifier);
+		ret = choose_format(ps, n, r, &fourcc);
 	if (ret)
 		return ret;
-	if (modifier != DRM_FORMAT_MOD_LINEAR)
-		return llmem_error(-ENOTSUP,
-				   "the participants share modifier 0x%llx; llmem lays "
-				   "out linear frames only",
-				   (unsigned long long)modifier);
 	/* The row as the library lays it out alone, and its own demand on
 	 * pitches (the shaders' words) merged in. */
 	ret = llmem_frame_layout_init(fourcc, r->width, r->height, NULL, &min);
