@@ -143,7 +143,7 @@ struct llmem_constraints {
 /**
  * struct llmem_participant - one device's statement for one usage.
  * @name: who it is, as errors name it ("vkms plane 31", "vivid /dev/video0
- *	capture").
+ *	capture"); NUL-terminated.
  * @kind: enum llmem_participant_kind.
  * @num_formats: entries of @formats.
  * @formats: the fourccs it takes; an empty list takes any.
@@ -204,8 +204,9 @@ struct llmem_negotiated {
  * Deterministic: the same statements give the same layout.
  *
  * Return: 0; -EINVAL for NULL arguments, no or too many participants, a
- * zero size, or a statement that contradicts itself (a minimum past its
- * maximum, an exact pitch below the row); -ENOTSUP when the participants
+ * zero size, a statement malformed (a name without its terminating NUL,
+ * more formats or modifiers than the arrays hold) or that contradicts
+ * itself (a minimum past its maximum, an exact pitch below the row); -ENOTSUP when the participants
  * share no fourcc, no modifier llmem lays out (linear), or their
  * constraints leave nothing: the message names the participant and the
  * constraint ("vkms plane 31 has no NV12", "vicodec needs pitch 1280;

@@ -83,11 +83,15 @@ static const char *who(const struct llmem_participant *ps, int by)
 	return by < 0 ? "llmem's shaders (32-bit words)" : ps[by].name;
 }
 
-/* A statement that contradicts itself. */
-static int check_statement(const struct llmem_participant *p)
+/* A statement that contradicts itself, or that a peer sent malformed. */
+static int check_statement(const struct llmem_participant *p, uint32_t index)
 {
 	const struct llmem_constraints *c = &p->constraints;
 
+	/* Every message prints the name. */
+	if (!memchr(p->name, '\0', sizeof(p->name)))
+		return llmem_error(-EINVAL, "participant %u: a name of %zu bytes without its end",
+				   index, sizeof(p->name));
 	if (p->num_formats > LLMEM_NEGOTIATE_MAX_FORMATS)
 		return llmem_error(-EINVAL, "%s: %u formats; at most %u", p->name, p->num_formats,
 				   LLMEM_NEGOTIATE_MAX_FORMATS);
@@ -136,7 +140,7 @@ static int merge(const struct llmem_participant *ps, uint32_t n,
 		const struct llmem_constraints *c = &ps[u].constraints;
 		int i = (int)u;
 
-		ret = check_statement(&ps[u]);
+		ret = check_statement(&ps[u], u);
 		if (!ret)
 			ret = merge_alignment(&m->c.pitch_alignment, &m->pitch_align_by, ps, i,
 					      c->pitch_alignment, "pitch");

@@ -39,8 +39,10 @@ struct spec {
 	uint64_t mods[3];
 	uint32_t num_mods;
 	struct llmem_constraints c;
-	/* Counts past the arrays' ends, as a peer could send them. */
+	/* Counts past the arrays' ends, and a name without its end, as a
+	 * peer could send them. */
 	uint32_t bad_num_formats, bad_num_modifiers;
+	int bad_name;
 };
 
 struct row {
@@ -99,6 +101,8 @@ static void build(const struct spec *s, struct llmem_participant *p)
 	}
 	if (s->bad_num_formats)
 		p->num_formats = s->bad_num_formats;
+	if (s->bad_name)
+		memset(p->name, 'x', sizeof(p->name));
 	p->constraints = s->c;
 }
 
@@ -967,6 +971,14 @@ FIXTURE_VARIANT_ADD(negotiate, too_many_modifiers){
 	       .height = 480,
 	       .err = -EINVAL,
 	       .msg = "peer: 9 modifiers; at most 8" },
+};
+
+FIXTURE_VARIANT_ADD(negotiate, name_without_end){
+	.r = { .p = { CPU, { .name = "peer", .bad_name = 1 } },
+	       .width = 640,
+	       .height = 480,
+	       .err = -EINVAL,
+	       .msg = "participant 1: a name of 64 bytes without its end" },
 };
 
 /* The row's participants, from its statements. */
