@@ -77,12 +77,6 @@ static uint64_t round_up(uint64_t v, uint64_t a)
 	return a > 1 ? (v + a - 1) / a * a : v;
 }
 
-/* Who set a merged constraint: a participant, or the library itself. */
-static const char *who(const struct llmem_participant *ps, int by)
-{
-	return by < 0 ? "llmem's shaders (32-bit words)" : ps[by].name;
-}
-
 /* A statement that contradicts itself, or that a peer sent malformed. */
 static int check_statement(const struct llmem_participant *p, uint32_t index)
 {
@@ -115,11 +109,12 @@ static int merge_alignment(uint32_t *acc, int *by, const struct llmem_participan
 {
 	uint32_t before = *acc;
 
+	/* The common multiple so far may be no single participant's. */
 	if (lcm_into(acc, a))
 		return llmem_error(-EOVERFLOW,
-				   "%s: the %s alignments of %s (%u) and %s (%u) "
-				   "have a common multiple past 32 bits",
-				   what, what, ps[*by].name, before, ps[i].name, a);
+				   "the %s alignment of %s (%u) and the common multiple of those "
+				   "before it (%u, last raised by %s) pass 32 bits",
+				   what, ps[i].name, a, before, ps[*by].name);
 	if (*acc != before)
 		*by = i;
 	return 0;
@@ -266,8 +261,8 @@ static int choose_format(const struct llmem_participant *ps, uint32_t n,
 
 /* The pitch every participant takes: the exact one, checked against the
  * merged alignment and bound, or the row rounded up to the alignment. */
-static int choose_pitch(const struct llmem_participant *ps, const struct merged *m, uint32_t row,
-			uint32_t *pitch)
+static int choose_pitch(const struct llmem_participant *ps, uint32_t n, const struct merged *m,
+			uint32_t row, uint32_t granule, uint32_t *pitch)
 {
 	uint32_t a = m->c.pitch_alignment;
 	uint64_t p = m->c.pitch ? m->c.pitch : round_up(row, a);
@@ -275,9 +270,24 @@ static int choose_pitch(const struct llmem_participant *ps, const struct merged 
 	if (m->c.pitch && m->c.pitch < row)
 		return llmem_error(-EINVAL, "%s needs pitch %u, below the %u bytes of a row",
 				   ps[m->pitch_by].name, m->c.pitch, row);
-	if (m->c.pitch && a && m->c.pitch % a)
-		return llmem_error(-ENOTSUP, "%s needs pitch %u; %s a multiple of %u",
-				   ps[m->pitch_by].name, m->c.pitch, who(ps, m->pitch_align_by), a);
+	/* A pitch that every participant's alignment divides, their common
+	 * multiple divides too: one off the merged alignment is off some
+	 * participant's own, or else off the shaders' words, and that one is
+	 * named with what it stated. */
+	if (m->c.pitch && a && m->c.pitch % a) {
+		for (uint32_t i = 0; i < n; i++) {
+			uint32_t own = ps[i].constraints.pitch_alignment;
+
+			if (own && m->c.pitch % own)
+				return llmem_error(
+					-ENOTSUP, "%s needs pitch %u; %s a multiple of %u",
+					ps[m->pitch_by].name, m->c.pitch, ps[i].name, own);
+		}
+		return llmem_error(-ENOTSUP,
+				   "%s needs pitch %u; llmem's shaders (32-bit words) a multiple "
+				   "of %u",
+				   ps[m->pitch_by].name, m->c.pitch, granule);
+	}
 	if (p > UINT32_MAX)
 		return llmem_error(-EOVERFLOW, "a row of %u bytes aligned to %u passes 32 bits",
 				   row, a);
@@ -343,13 +353,10 @@ LLMEM_PUBLIC int llmem_negotiate(const struct llmem_participant *ps, uint32_t n,
 	ret = llmem_frame_layout_init(fourcc, r->width, r->height, NULL, &min);
 	if (ret)
 		return ret;
-	granule = m.c.pitch_alignment;
-	if (lcm_into(&m.c.pitch_alignment, llmem_frame_granule(fourcc)) ||
-	    lcm_into(&m.c.plane_alignment, llmem_frame_granule(fourcc)))
+	granule = llmem_frame_granule(fourcc);
+	if (lcm_into(&m.c.pitch_alignment, granule) || lcm_into(&m.c.plane_alignment, granule))
 		return llmem_error(-EOVERFLOW, "negotiate: alignments past 32 bits");
-	if (m.c.pitch_alignment != granule)
-		m.pitch_align_by = -1;
-	ret = choose_pitch(ps, &m, min.pitch[0], &pitch);
+	ret = choose_pitch(ps, n, &m, min.pitch[0], granule, &pitch);
 	if (ret)
 		return ret;
 	fc.pitch = pitch;

@@ -355,13 +355,25 @@ FIXTURE_VARIANT_ADD(negotiate, exact_pitch_against_alignment){
 	       .msg = "vicodec needs pitch 1280; CUDA a multiple of 512" },
 };
 
-/* 1290 is a multiple of its own 6, not of the 12 the YUYV shaders make of it. */
+/* 3 and 512 make 1536; the refusal names the one 1024 fails, with what it
+ * stated. */
+FIXTURE_VARIANT_ADD(negotiate, exact_pitch_against_one_of_an_lcm){
+	.r = { .p = { { .name = "A", .c.pitch_alignment = 3 },
+		      { .name = "B", .c.pitch_alignment = 512 },
+		      { .name = "vicodec", .c.pitch = 1024 } },
+	       .width = 512,
+	       .height = 480,
+	       .err = -ENOTSUP,
+	       .msg = "vicodec needs pitch 1024; A a multiple of 3" },
+};
+
+/* 1290 is a multiple of its own 6, not of the YUYV shaders' 4. */
 FIXTURE_VARIANT_ADD(negotiate, exact_pitch_against_words){
 	.r = { .p = { { .name = "A", .c.pitch = 1290, .c.pitch_alignment = 6 } },
 	       .width = 640,
 	       .height = 480,
 	       .err = -ENOTSUP,
-	       .msg = "A needs pitch 1290; llmem's shaders (32-bit words) a multiple of 12" },
+	       .msg = "A needs pitch 1290; llmem's shaders (32-bit words) a multiple of 4" },
 };
 
 /* Documented as a statement that contradicts itself. */
@@ -831,8 +843,20 @@ FIXTURE_VARIANT_ADD(negotiate, pitch_alignment_lcm_overflow){
 	       .width = 640,
 	       .height = 480,
 	       .err = -EOVERFLOW,
-	       .msg = "pitch alignments of A (65537) and B (65539) have a common multiple past "
-		      "32 bits" },
+	       .msg = "the pitch alignment of B (65539) and the common multiple of those before "
+		      "it (65537, last raised by A) pass 32 bits" },
+};
+
+/* B raised the common multiple to 131074, from its own 2. */
+FIXTURE_VARIANT_ADD(negotiate, pitch_alignment_lcm_overflow_of_three){
+	.r = { .p = { { .name = "A", .c.pitch_alignment = 65537 },
+		      { .name = "B", .c.pitch_alignment = 2 },
+		      { .name = "C", .c.pitch_alignment = 65539 } },
+	       .width = 640,
+	       .height = 480,
+	       .err = -EOVERFLOW,
+	       .msg = "the pitch alignment of C (65539) and the common multiple of those before "
+		      "it (131074, last raised by B) pass 32 bits" },
 };
 
 FIXTURE_VARIANT_ADD(negotiate, plane_alignment_lcm_overflow){
@@ -841,8 +865,8 @@ FIXTURE_VARIANT_ADD(negotiate, plane_alignment_lcm_overflow){
 	       .width = 640,
 	       .height = 480,
 	       .err = -EOVERFLOW,
-	       .msg = "plane alignments of A (65537) and B (65539) have a common multiple past "
-		      "32 bits" },
+	       .msg = "the plane alignment of B (65539) and the common multiple of those before "
+		      "it (65537, last raised by A) pass 32 bits" },
 };
 
 FIXTURE_VARIANT_ADD(negotiate, size_alignment_lcm_overflow){
@@ -851,8 +875,8 @@ FIXTURE_VARIANT_ADD(negotiate, size_alignment_lcm_overflow){
 	       .width = 640,
 	       .height = 480,
 	       .err = -EOVERFLOW,
-	       .msg = "size alignments of A (65537) and B (65539) have a common multiple past "
-		      "32 bits" },
+	       .msg = "the size alignment of B (65539) and the common multiple of those before "
+		      "it (65537, last raised by A) pass 32 bits" },
 };
 
 /* An odd alignment of nearly 32 bits, times the YUYV shaders' 4. */
