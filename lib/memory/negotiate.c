@@ -190,13 +190,24 @@ static const struct llmem_format_caps *find_format(const struct llmem_participan
 	return NULL;
 }
 
-static bool takes_modifier(const struct llmem_format_caps *f, uint64_t modifier)
+/* Whether @p takes @fourcc with @modifier: by any of its entries of
+ * @fourcc (KMS's IN_FORMATS gives one per modifier), or as one that takes
+ * any fourcc, linear. */
+static bool takes(const struct llmem_participant *p, uint32_t fourcc, uint64_t modifier)
 {
-	if (!f || !f->num_modifiers)
+	if (!p->num_formats)
 		return modifier == DRM_FORMAT_MOD_LINEAR;
-	for (uint32_t i = 0; i < f->num_modifiers; i++)
-		if (f->modifiers[i] == modifier)
+	for (uint32_t i = 0; i < p->num_formats; i++) {
+		const struct llmem_format_caps *f = &p->formats[i];
+
+		if (f->fourcc != fourcc)
+			continue;
+		if (!f->num_modifiers && modifier == DRM_FORMAT_MOD_LINEAR)
 			return true;
+		for (uint32_t k = 0; k < f->num_modifiers; k++)
+			if (f->modifiers[k] == modifier)
+				return true;
+	}
 	return false;
 }
 
@@ -221,12 +232,7 @@ static int choose_format(const struct llmem_participant *ps, uint32_t n,
 			bool all = true;
 
 			for (uint32_t i = 0; all && i < n; i++)
-				all = !ps[i].num_formats
-					      ? mods[k] == DRM_FORMAT_MOD_LINEAR
-					      : takes_modifier(find_format(&ps[i], order[f]),
-							       mods[k]);
-			for (uint32_t i = 0; all && i < n; i++)
-				all = !ps[i].num_formats || find_format(&ps[i], order[f]);
+				all = takes(&ps[i], order[f], mods[k]);
 			if (!all)
 				continue;
 			if (mods[k] != DRM_FORMAT_MOD_LINEAR) {
@@ -249,14 +255,22 @@ static int choose_format(const struct llmem_participant *ps, uint32_t n,
 		if (ps[i].num_formats && !find_format(&ps[i], order[0]))
 			return llmem_error(-ENOTSUP, "%s has no %s", ps[i].name,
 					   fourcc_name(order[0], name));
-	for (uint32_t i = 0; i < n; i++)
-		if (!takes_modifier(find_format(&ps[i], order[0]), mods[0]))
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t k = 0;
+
+		while (k < nmods && !takes(&ps[i], order[0], mods[k]))
+			k++;
+		if (k == nmods)
 			return llmem_error(-ENOTSUP,
 					   "%s takes %s with none of the modifiers asked "
 					   "for (0x%llx first)",
 					   ps[i].name, fourcc_name(order[0], name),
 					   (unsigned long long)mods[0]);
-	return llmem_error(-ENOTSUP, "the participants share no format of those asked for");
+	}
+	return llmem_error(-ENOTSUP,
+			   "the participants take %s with no modifier in common of those "
+			   "asked for",
+			   fourcc_name(order[0], name));
 }
 
 /* The pitch every participant takes: the exact one, checked against the

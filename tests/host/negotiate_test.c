@@ -38,6 +38,8 @@ struct spec {
 	 * first; none: linear only. */
 	uint64_t mods[3];
 	uint32_t num_mods;
+	/* One more entry, of this fourcc, linear only. */
+	uint32_t linear_entry;
 	struct llmem_constraints c;
 	/* Counts past the arrays' ends, and a name without its end, as a
 	 * peer could send them. */
@@ -99,6 +101,8 @@ static void build(const struct spec *s, struct llmem_participant *p)
 		if (s->bad_num_modifiers)
 			f->num_modifiers = s->bad_num_modifiers;
 	}
+	if (s->linear_entry)
+		p->formats[p->num_formats++].fourcc = s->linear_entry;
 	if (s->bad_num_formats)
 		p->num_formats = s->bad_num_formats;
 	if (s->bad_name)
@@ -789,6 +793,37 @@ FIXTURE_VARIANT_ADD(negotiate, callers_modifier_lacking){
 	       .err = -ENOTSUP,
 	       .msg = "vivid takes YUYV with none of the modifiers asked for "
 		      "(0x100000000000001 first)" },
+};
+
+/* YUYV listed twice, tiled and then linear, as KMS's IN_FORMATS gives
+ * one entry per modifier: the second entry counts. */
+FIXTURE_VARIANT_ADD(negotiate, fourcc_listed_per_modifier){
+	.r = { .p = { { .name = "vkms plane 31",
+			.fourccs = { DRM_FORMAT_YUYV },
+			.mods = { NONE_MOD },
+			.num_mods = 1,
+			.linear_entry = DRM_FORMAT_YUYV },
+		      CPU },
+	       .width = 640,
+	       .height = 480,
+	       .fourcc = DRM_FORMAT_YUYV,
+	       .pitch = { 1280 },
+	       .size = 1280 * 480 },
+};
+
+/* Each takes one of the modifiers asked for, not the same one. */
+FIXTURE_VARIANT_ADD(negotiate, no_modifier_in_common){
+	.r = { .p = { { .name = "A", .fourccs = { DRM_FORMAT_YUYV } },
+		      { .name = "B",
+			.fourccs = { DRM_FORMAT_YUYV },
+			.mods = { NONE_MOD },
+			.num_mods = 1 } },
+	       .width = 640,
+	       .height = 480,
+	       .mods = { NONE_MOD, DRM_FORMAT_MOD_LINEAR },
+	       .num_mods = 2,
+	       .err = -ENOTSUP,
+	       .msg = "the participants take YUYV with no modifier in common of those asked for" },
 };
 
 FIXTURE_VARIANT_ADD(negotiate, contiguous_flag_propagates){
