@@ -5,10 +5,11 @@
  * end, counts past the arrays, any fourcc, modifier, alignment, bound and
  * flag, and any request.  Any input gets 0 or a documented error with a
  * message; a layout that is given is one llmem lays out (every plane inside
- * the frame, pitches that hold a row, at most 4 GiB), of a fourcc every
- * participant takes, meets every participant's statement, and comes again
- * the same for the same input and for the participants in reverse order
- * (which may refuse with another error, never succeed where one refuses).
+ * the frame, pitches that hold a row, at most 4 GiB), of the first fourcc
+ * of the order that every participant takes linear, meets every
+ * participant's statement, and comes again the same for the same input
+ * and for the participants in reverse order (which may refuse with another
+ * error, never succeed where one refuses).
  */
 #include <errno.h>
 #include <stdint.h>
@@ -96,14 +97,52 @@ static void fuzz_participant(struct fuzz_input *in, struct llmem_participant *p)
 	c->min_buffers = (uint32_t)fuzz_value(in, UINT32_MAX);
 }
 
-static int takes(const struct llmem_participant *p, uint32_t fourcc)
+/* Whether @p takes @fourcc linear, by any of its entries. */
+static int takes_linear(const struct llmem_participant *p, uint32_t fourcc)
 {
 	if (!p->num_formats)
 		return 1;
-	for (uint32_t i = 0; i < p->num_formats; i++)
-		if (p->formats[i].fourcc == fourcc)
+	for (uint32_t i = 0; i < p->num_formats; i++) {
+		const struct llmem_format_caps *f = &p->formats[i];
+
+		if (f->fourcc != fourcc)
+			continue;
+		if (!f->num_modifiers)
 			return 1;
+		for (uint32_t k = 0; k < f->num_modifiers; k++)
+			if (f->modifiers[k] == DRM_FORMAT_MOD_LINEAR)
+				return 1;
+	}
 	return 0;
+}
+
+/* The first fourcc of the order that all take linear. */
+static uint32_t first_shared(const struct llmem_participant *ps, uint32_t n,
+			     const struct llmem_negotiate_request *r)
+{
+	static const uint32_t library_order[] = { DRM_FORMAT_YUYV, DRM_FORMAT_NV12,
+						  DRM_FORMAT_XRGB8888, DRM_FORMAT_ARGB8888,
+						  DRM_FORMAT_ABGR8888 };
+	const uint32_t *order = r->fourccs ? r->fourccs : library_order;
+	uint32_t count = r->fourccs ? r->num_fourccs : 5;
+
+	for (uint32_t f = 0; f < count; f++) {
+		uint32_t i = 0;
+
+		while (i < n && takes_linear(&ps[i], order[f]))
+			i++;
+		if (i == n)
+			return order[f];
+	}
+	abort();
+}
+
+static int asks_linear(const struct llmem_negotiate_request *r)
+{
+	for (uint32_t k = 0; k < r->num_modifiers; k++)
+		if (r->modifiers[k] == DRM_FORMAT_MOD_LINEAR)
+			return 1;
+	return !r->modifiers;
 }
 
 static void check(const struct llmem_participant *ps, uint32_t n,
@@ -112,13 +151,11 @@ static void check(const struct llmem_participant *ps, uint32_t n,
 	const struct llmem_frame_layout *l = &out->layout;
 
 	if (llmem_frame_layout_check(l, "fuzz") || l->size > UINT32_MAX || l->width != r->width ||
-	    l->height != r->height)
+	    l->height != r->height || !asks_linear(r) || l->fourcc != first_shared(ps, n, r))
 		abort();
 	for (uint32_t i = 0; i < n; i++) {
 		const struct llmem_constraints *c = &ps[i].constraints;
 
-		if (!takes(&ps[i], l->fourcc))
-			abort();
 		for (uint32_t p = 0; p < l->num_planes; p++)
 			if ((c->pitch_alignment && l->pitch[p] % c->pitch_alignment) ||
 			    (c->pitch && l->pitch[p] != c->pitch) ||
