@@ -7,9 +7,10 @@
  * message; a layout that is given is one llmem lays out (every plane inside
  * the frame, pitches that hold a row, at most 4 GiB), of the first fourcc
  * of the order that every participant takes linear, meets every
- * participant's statement, and comes again the same for the same input
- * and for the participants in reverse order (which may refuse with another
- * error, never succeed where one refuses).
+ * participant's statement and is no larger than they make it, and comes
+ * again the same for the same input and for the participants in reverse
+ * order (which may refuse with another error, never succeed where one
+ * refuses).
  */
 #include <errno.h>
 #include <stdint.h>
@@ -145,6 +146,50 @@ static int asks_linear(const struct llmem_negotiate_request *r)
 	return !r->modifiers;
 }
 
+/* @v is the least multiple of @a (0: any) at or above @floor. */
+static int least(uint64_t v, uint64_t a, uint64_t floor)
+{
+	return a ? v % a == 0 && v >= floor && v - floor < a : v == floor;
+}
+
+/* Nothing is larger than the statements make it: the pitch, the chroma
+ * plane's offset and the size are the least that the merged alignments
+ * allow, the flags and buffer count exactly the statements'. */
+static void check_least(const struct llmem_participant *ps, uint32_t n,
+			const struct llmem_negotiated *out)
+{
+	const struct llmem_frame_layout *l = &out->layout;
+	const struct llmem_constraints *m = &out->constraints;
+	uint64_t row = (uint64_t)l->width * (l->fourcc == DRM_FORMAT_NV12   ? 1
+					     : l->fourcc == DRM_FORMAT_YUYV ? 2
+									    : 4);
+	uint64_t end = l->offset[0] + (uint64_t)l->pitch[0] * l->height, min_size = 0;
+	uint32_t flags = 0, buffers = 0, exact = 0;
+
+	for (uint32_t i = 0; i < n; i++) {
+		const struct llmem_constraints *c = &ps[i].constraints;
+
+		if ((c->pitch_alignment && m->pitch_alignment % c->pitch_alignment) ||
+		    (c->plane_alignment && m->plane_alignment % c->plane_alignment) ||
+		    (c->size_alignment && m->size_alignment % c->size_alignment))
+			abort();
+		exact |= c->pitch;
+		min_size = c->min_size > min_size ? c->min_size : min_size;
+		flags |= c->flags;
+		buffers = c->min_buffers > buffers ? c->min_buffers : buffers;
+	}
+	if ((!exact && !least(l->pitch[0], m->pitch_alignment, row)) || l->offset[0] ||
+	    out->flags != flags || out->min_buffers != buffers)
+		abort();
+	if (l->num_planes == 2) {
+		if (!least(l->offset[1], m->plane_alignment, end))
+			abort();
+		end = l->offset[1] + (uint64_t)l->pitch[1] * (l->height / 2);
+	}
+	if (!least(l->size, m->size_alignment, end > min_size ? end : min_size))
+		abort();
+}
+
 static void check(const struct llmem_participant *ps, uint32_t n,
 		  const struct llmem_negotiate_request *r, const struct llmem_negotiated *out)
 {
@@ -153,6 +198,7 @@ static void check(const struct llmem_participant *ps, uint32_t n,
 	if (llmem_frame_layout_check(l, "fuzz") || l->size > UINT32_MAX || l->width != r->width ||
 	    l->height != r->height || !asks_linear(r) || l->fourcc != first_shared(ps, n, r))
 		abort();
+	check_least(ps, n, out);
 	for (uint32_t i = 0; i < n; i++) {
 		const struct llmem_constraints *c = &ps[i].constraints;
 
