@@ -150,7 +150,7 @@ struct llmem_constraints {
 /**
  * struct llmem_participant - one device's statement for one usage.
  * @name: who it is, as errors name it ("vkms plane 31", "vivid /dev/video0
- *	capture").
+ *	capture"); NUL-terminated.
  * @kind: enum llmem_participant_kind.
  * @num_formats: entries of @formats.
  * @formats: the fourccs it takes; an empty list takes any.
@@ -207,18 +207,21 @@ struct llmem_negotiated {
  * @out: the result.
  *
  * The first fourcc in the order of preference that every participant
- * takes, with the first modifier all take with it, laid out linear for the
- * union of the constraints.  Deterministic: the same statements give the
- * same layout.
+ * takes with the linear modifier (the one llmem lays out, wherever the
+ * caller ranks it), laid out for the union of the constraints.
+ * Deterministic: the same statements give the same layout.
  *
  * Return: 0; -EINVAL for NULL arguments, no or too many participants, a
- * zero size, or a statement that contradicts itself (a minimum past its
- * maximum, an exact pitch below the row); -ENOTSUP when the participants
- * share no fourcc, no modifier llmem lays out (linear), or their
- * constraints leave nothing: the message names the participant and the
- * constraint ("vkms plane 31 has no NV12", "vicodec needs pitch 1280;
- * CUDA a multiple of 512"); -EOVERFLOW when an alignment or the frame's
- * size would pass 32 (pitch, alignments) or 64 (size) bits.
+ * zero size, a fourcc or size llmem_frame_layout_init() refuses (a fourcc
+ * it does not lay out, an odd YUYV width), a statement malformed (a name
+ * without its terminating NUL, more formats or modifiers than the arrays
+ * hold) or that contradicts itself (a minimum past its maximum, an exact
+ * pitch below the row); -ENOTSUP when the participants share no fourcc, no
+ * modifier llmem lays out (linear), or their constraints leave nothing: the
+ * message names the participant and the constraint ("vkms plane 31 has no
+ * NV12", "vicodec needs pitch 1280; CUDA a multiple of 512"); -EOVERFLOW
+ * when an alignment's common multiple or a pitch would pass 32 bits, or the
+ * frame 4 GiB (as llmem_frame_layout_init() lays frames out).
  */
 int llmem_negotiate(const struct llmem_participant *participants, uint32_t count,
 		    const struct llmem_negotiate_request *request, struct llmem_negotiated *out);

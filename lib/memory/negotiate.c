@@ -77,17 +77,15 @@ static uint64_t round_up(uint64_t v, uint64_t a)
 	return a > 1 ? (v + a - 1) / a * a : v;
 }
 
-/* Who set a merged constraint: a participant, or the library itself. */
-static const char *who(const struct llmem_participant *ps, int by)
-{
-	return by < 0 ? "llmem's shaders (32-bit words)" : ps[by].name;
-}
-
-/* A statement that contradicts itself. */
-static int check_statement(const struct llmem_participant *p)
+/* A statement that contradicts itself, or that a peer sent malformed. */
+static int check_statement(const struct llmem_participant *p, uint32_t index)
 {
 	const struct llmem_constraints *c = &p->constraints;
 
+	/* Every message prints the name. */
+	if (!memchr(p->name, '\0', sizeof(p->name)))
+		return llmem_error(-EINVAL, "participant %u: a name of %zu bytes without its end",
+				   index, sizeof(p->name));
 	if (p->num_formats > LLMEM_NEGOTIATE_MAX_FORMATS)
 		return llmem_error(-EINVAL, "%s: %u formats; at most %u", p->name, p->num_formats,
 				   LLMEM_NEGOTIATE_MAX_FORMATS);
@@ -111,11 +109,12 @@ static int merge_alignment(uint32_t *acc, int *by, const struct llmem_participan
 {
 	uint32_t before = *acc;
 
+	/* The common multiple so far may be no single participant's. */
 	if (lcm_into(acc, a))
 		return llmem_error(-EOVERFLOW,
-				   "%s: the %s alignments of %s (%u) and %s (%u) "
-				   "have a common multiple past 32 bits",
-				   what, what, ps[*by].name, before, ps[i].name, a);
+				   "the %s alignment of %s (%u) and the common multiple of those "
+				   "before it (%u, last raised by %s) pass 32 bits",
+				   what, ps[i].name, a, before, ps[*by].name);
 	if (*acc != before)
 		*by = i;
 	return 0;
@@ -136,7 +135,7 @@ static int merge(const struct llmem_participant *ps, uint32_t n,
 		const struct llmem_constraints *c = &ps[u].constraints;
 		int i = (int)u;
 
-		ret = check_statement(&ps[u]);
+		ret = check_statement(&ps[u], u);
 		if (!ret)
 			ret = merge_alignment(&m->c.pitch_alignment, &m->pitch_align_by, ps, i,
 					      c->pitch_alignment, "pitch");
@@ -191,29 +190,41 @@ static const struct llmem_format_caps *find_format(const struct llmem_participan
 	return NULL;
 }
 
-static bool takes_modifier(const struct llmem_format_caps *f, uint64_t modifier)
+/* Whether @p takes @fourcc with @modifier: by any of its entries of
+ * @fourcc (KMS's IN_FORMATS gives one per modifier), or as one that takes
+ * any fourcc, linear. */
+static bool takes(const struct llmem_participant *p, uint32_t fourcc, uint64_t modifier)
 {
-	if (!f || !f->num_modifiers)
+	if (!p->num_formats)
 		return modifier == DRM_FORMAT_MOD_LINEAR;
-	for (uint32_t i = 0; i < f->num_modifiers; i++)
-		if (f->modifiers[i] == modifier)
+	for (uint32_t i = 0; i < p->num_formats; i++) {
+		const struct llmem_format_caps *f = &p->formats[i];
+
+		if (f->fourcc != fourcc)
+			continue;
+		if (!f->num_modifiers && modifier == DRM_FORMAT_MOD_LINEAR)
 			return true;
+		for (uint32_t k = 0; k < f->num_modifiers; k++)
+			if (f->modifiers[k] == modifier)
+				return true;
+	}
 	return false;
 }
 
 /*
- * The first fourcc of the order every participant takes, with the first
- * modifier all take with it: 0, or -ENOTSUP naming who lacks the most
- * preferred fourcc.
+ * The first fourcc of the order every participant takes with a modifier
+ * llmem lays out (linear), wherever the caller ranks it among the
+ * modifiers: 0, or -ENOTSUP naming who lacks the most preferred fourcc.
  */
 static int choose_format(const struct llmem_participant *ps, uint32_t n,
-			 const struct llmem_negotiate_request *r, uint32_t *fourcc,
-			 uint64_t *modifier)
+			 const struct llmem_negotiate_request *r, uint32_t *fourcc)
 {
 	const uint32_t *order = r->fourccs ? r->fourccs : default_order;
 	uint32_t count = r->fourccs ? r->num_fourccs : sizeof(default_order) / sizeof(*order);
 	const uint64_t *mods = r->modifiers ? r->modifiers : linear_only;
 	uint32_t nmods = r->modifiers ? r->num_modifiers : 1;
+	/* The first other modifier all take, for the refusal. */
+	uint64_t tiled = DRM_FORMAT_MOD_LINEAR;
 	char name[5];
 
 	for (uint32_t f = 0; f < count; f++) {
@@ -221,33 +232,45 @@ static int choose_format(const struct llmem_participant *ps, uint32_t n,
 			bool all = true;
 
 			for (uint32_t i = 0; all && i < n; i++)
-				all = !ps[i].num_formats
-					      ? mods[k] == DRM_FORMAT_MOD_LINEAR
-					      : takes_modifier(find_format(&ps[i], order[f]),
-							       mods[k]);
-			for (uint32_t i = 0; all && i < n; i++)
-				all = !ps[i].num_formats || find_format(&ps[i], order[f]);
+				all = takes(&ps[i], order[f], mods[k]);
 			if (!all)
 				continue;
+			if (mods[k] != DRM_FORMAT_MOD_LINEAR) {
+				if (tiled == DRM_FORMAT_MOD_LINEAR)
+					tiled = mods[k];
+				continue;
+			}
 			*fourcc = order[f];
-			*modifier = mods[k];
 			return 0;
 		}
 	}
 	if (!count)
 		return llmem_error(-EINVAL, "negotiate: an empty list of fourccs");
+	if (tiled != DRM_FORMAT_MOD_LINEAR)
+		return llmem_error(-ENOTSUP,
+				   "the participants share modifier 0x%llx; llmem lays "
+				   "out linear frames only",
+				   (unsigned long long)tiled);
 	for (uint32_t i = 0; i < n; i++)
 		if (ps[i].num_formats && !find_format(&ps[i], order[0]))
 			return llmem_error(-ENOTSUP, "%s has no %s", ps[i].name,
 					   fourcc_name(order[0], name));
-	for (uint32_t i = 0; i < n; i++)
-		if (!takes_modifier(find_format(&ps[i], order[0]), mods[0]))
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t k = 0;
+
+		while (k < nmods && !takes(&ps[i], order[0], mods[k]))
+			k++;
+		if (k == nmods)
 			return llmem_error(-ENOTSUP,
 					   "%s takes %s with none of the modifiers asked "
 					   "for (0x%llx first)",
 					   ps[i].name, fourcc_name(order[0], name),
 					   (unsigned long long)mods[0]);
-	return llmem_error(-ENOTSUP, "the participants share no format of those asked for");
+	}
+	return llmem_error(-ENOTSUP,
+			   "the participants take %s with no modifier in common of those "
+			   "asked for",
+			   fourcc_name(order[0], name));
 }
 
 /* The facts of the chosen fourcc (an exact pitch, a size) merged with the
@@ -278,18 +301,33 @@ static int merge_format_facts(const struct llmem_participant *ps, uint32_t n, ui
 
 /* The pitch every participant takes: the exact one, checked against the
  * merged alignment and bound, or the row rounded up to the alignment. */
-static int choose_pitch(const struct llmem_participant *ps, const struct merged *m, uint32_t row,
-			uint32_t *pitch)
+static int choose_pitch(const struct llmem_participant *ps, uint32_t n, const struct merged *m,
+			uint32_t row, uint32_t granule, uint32_t *pitch)
 {
 	uint32_t a = m->c.pitch_alignment;
 	uint64_t p = m->c.pitch ? m->c.pitch : round_up(row, a);
 
 	if (m->c.pitch && m->c.pitch < row)
-		return llmem_error(-ENOTSUP, "%s needs pitch %u, below the %u bytes of a row",
+		return llmem_error(-EINVAL, "%s needs pitch %u, below the %u bytes of a row",
 				   ps[m->pitch_by].name, m->c.pitch, row);
-	if (m->c.pitch && a && m->c.pitch % a)
-		return llmem_error(-ENOTSUP, "%s needs pitch %u; %s a multiple of %u",
-				   ps[m->pitch_by].name, m->c.pitch, who(ps, m->pitch_align_by), a);
+	/* A pitch that every participant's alignment divides, their common
+	 * multiple divides too: one off the merged alignment is off some
+	 * participant's own, or else off the shaders' words, and that one is
+	 * named with what it stated. */
+	if (m->c.pitch && a && m->c.pitch % a) {
+		for (uint32_t i = 0; i < n; i++) {
+			uint32_t own = ps[i].constraints.pitch_alignment;
+
+			if (own && m->c.pitch % own)
+				return llmem_error(
+					-ENOTSUP, "%s needs pitch %u; %s a multiple of %u",
+					ps[m->pitch_by].name, m->c.pitch, ps[i].name, own);
+		}
+		return llmem_error(-ENOTSUP,
+				   "%s needs pitch %u; llmem's shaders (32-bit words) a multiple "
+				   "of %u",
+				   ps[m->pitch_by].name, m->c.pitch, granule);
+	}
 	if (p > UINT32_MAX)
 		return llmem_error(-EOVERFLOW, "a row of %u bytes aligned to %u passes 32 bits",
 				   row, a);
@@ -327,7 +365,7 @@ LLMEM_PUBLIC int llmem_negotiate(const struct llmem_participant *ps, uint32_t n,
 {
 	struct llmem_frame_constraints fc = { 0 };
 	struct llmem_frame_layout min, l;
-	uint64_t modifier, size;
+	uint64_t size;
 	uint32_t fourcc, pitch, granule;
 	struct merged m;
 	int ret;
@@ -347,28 +385,20 @@ LLMEM_PUBLIC int llmem_negotiate(const struct llmem_participant *ps, uint32_t n,
 				   r->fourccs && !r->num_fourccs ? "fourccs" : "modifiers");
 	ret = merge(ps, n, r, &m);
 	if (!ret)
-		ret = choose_format(ps, n, r, &fourcc, &modifier);
+		ret = choose_format(ps, n, r, &fourcc);
 	if (!ret)
 		ret = merge_format_facts(ps, n, fourcc, &m);
 	if (ret)
 		return ret;
-	if (modifier != DRM_FORMAT_MOD_LINEAR)
-		return llmem_error(-ENOTSUP,
-				   "the participants share modifier 0x%llx; llmem lays "
-				   "out linear frames only",
-				   (unsigned long long)modifier);
 	/* The row as the library lays it out alone, and its own demand on
 	 * pitches (the shaders' words) merged in. */
 	ret = llmem_frame_layout_init(fourcc, r->width, r->height, NULL, &min);
 	if (ret)
 		return ret;
-	granule = m.c.pitch_alignment;
-	if (lcm_into(&m.c.pitch_alignment, llmem_frame_granule(fourcc)) ||
-	    lcm_into(&m.c.plane_alignment, llmem_frame_granule(fourcc)))
+	granule = llmem_frame_granule(fourcc);
+	if (lcm_into(&m.c.pitch_alignment, granule) || lcm_into(&m.c.plane_alignment, granule))
 		return llmem_error(-EOVERFLOW, "negotiate: alignments past 32 bits");
-	if (m.c.pitch_alignment != granule)
-		m.pitch_align_by = -1;
-	ret = choose_pitch(ps, &m, min.pitch[0], &pitch);
+	ret = choose_pitch(ps, n, &m, min.pitch[0], granule, &pitch);
 	if (ret)
 		return ret;
 	fc.pitch = pitch;
