@@ -171,6 +171,8 @@ static void emit_participant(struct emit *e, const struct llmem_participant *p)
 		emit_object(e, NULL);
 		emit_fourcc(e, "fourcc", p->formats[i].fourcc);
 		emit_string(e, "source", source_name(p->formats[i].source));
+		emit_constraint(e, c, "pitch", p->formats[i].pitch, LLMEM_C_PITCH);
+		emit_constraint(e, c, "min_size", p->formats[i].min_size, LLMEM_C_MIN_SIZE);
 		emit_array(e, "modifiers");
 		for (uint32_t k = 0; k < p->formats[i].num_modifiers; k++)
 			emit_uint(e, NULL, p->formats[i].modifiers[k]);

@@ -573,4 +573,59 @@ TEST_F(negotiate, refusals)
 	TH_LOG("%s", llmem_last_error());
 }
 
+/*
+ * The camera lays its frames out for the participants it is given: a
+ * 512-byte DMA engine's pitch for the captured frames, the vkms plane's
+ * for the RGBA frames, and frames captured and converted in that layout;
+ * a participant that takes no YUYV refuses the open by name.
+ */
+TEST_F_TIMEOUT(negotiate, camera_frames_for_its_participants, 120)
+{
+	struct llmem_participant engine = { .kind = LLMEM_PARTICIPANT_OTHER }, plane, rgb;
+	struct llmem_camera_create_info ci = {
+		.device = self->vivid[VIVID_VMALLOC],
+		.width = WIDTH,
+		.height = HEIGHT,
+		.participants = &engine,
+		.num_participants = 1,
+		.rgba_fourcc = DRM_FORMAT_XRGB8888,
+		.rgba_participants = &plane,
+		.num_rgba_participants = 1,
+		.input = 0,
+		.flags = LLMEM_CAMERA_INPUT,
+	};
+	struct llmem_camera_info info;
+	struct llmem_camera_frame f;
+	struct llmem_camera *cam;
+
+	snprintf(engine.name, sizeof(engine.name), "a 512-byte DMA engine");
+	engine.constraints.pitch_alignment = 512;
+	ASSERT_EQ(llmem_participant_kms_plane(self->vkms, 0, &plane), 0)
+	TH_LOG("%s", llmem_last_error());
+	plane.constraints.pitch_alignment = 1024;
+	ASSERT_EQ(llmem_camera_open(self->s, &ci, &cam), 0) TH_LOG("%s", llmem_last_error());
+	ASSERT_EQ(llmem_camera_get_info(cam, &info), 0);
+	EXPECT_EQ(info.format.bytesperline, 1536);
+	EXPECT_EQ(info.layout.pitch[0], 1536);
+	EXPECT_GE(info.layout.size, 1536ull * HEIGHT);
+	EXPECT_EQ(info.rgba_layout.pitch[0], 3072);
+	ASSERT_EQ(llmem_camera_start(cam), 0) TH_LOG("%s", llmem_last_error());
+	for (int n = 0; n < 3; n++) {
+		ASSERT_EQ(llmem_camera_next(cam, 10000, &f), 0) TH_LOG("%s", llmem_last_error());
+		ASSERT_NE(f.rgba_data, NULL);
+		ASSERT_EQ(llmem_camera_release(cam, &f), 0);
+	}
+	llmem_camera_close(cam);
+
+	/* Nobody else takes YUYV: the open names who refuses it. */
+	rgb = engine;
+	snprintf(rgb.name, sizeof(rgb.name), "an RGB-only engine");
+	rgb.num_formats = 1;
+	rgb.formats[0] = (struct llmem_format_caps){ .fourcc = DRM_FORMAT_XRGB8888,
+						     .source = LLMEM_FACT_REPORTED };
+	ci.participants = &rgb;
+	EXPECT_FAILS(llmem_camera_open(self->s, &ci, &cam), -ENOTSUP);
+	EXPECT_STREQ(llmem_last_error(), "an RGB-only engine has no YUYV");
+}
+
 TEST_HARNESS_MAIN
