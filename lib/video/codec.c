@@ -19,6 +19,7 @@
 
 #include "base/error.h"
 #include "video/codec.h"
+#include "video/v4l2.h"
 
 /* Room for any /dev/videoN a finder returns. */
 #define MIN_PATH 32
@@ -34,20 +35,10 @@ const char *llmem_codec_fourcc_str(uint32_t fourcc, char buf[5])
 	return buf;
 }
 
-int llmem_codec_xioctl(int fd, unsigned long request, void *arg)
-{
-	int ret;
-
-	do {
-		ret = ioctl(fd, request, arg);
-	} while (ret == -1 && errno == EINTR);
-	return ret == -1 ? -errno : 0;
-}
-
 /* Runs one ioctl; on failure records which one, on which node, and why. */
 int llmem_codec_call(struct llmem_codec *c, unsigned long request, const char *name, void *arg)
 {
-	int ret = llmem_codec_xioctl(c->fd, request, arg);
+	int ret = llmem_v4l2_xioctl(c->fd, request, arg);
 
 	if (ret)
 		return llmem_error(ret, "%s on %s: %s", name, c->path, strerror(-ret));

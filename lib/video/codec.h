@@ -48,9 +48,6 @@ struct llmem_codec {
 	int64_t capture_since_ns;
 };
 
-/* The ioctl, retried on EINTR: 0 or -errno, nothing recorded. */
-int llmem_codec_xioctl(int fd, unsigned long request, void *arg);
-
 /* The ioctl on the node; on failure records which one, on which node, and
  * why, and returns -errno. */
 int llmem_codec_call(struct llmem_codec *c, unsigned long request, const char *name, void *arg);

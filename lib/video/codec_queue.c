@@ -15,6 +15,7 @@
 
 #include "base/error.h"
 #include "video/codec.h"
+#include "video/v4l2.h"
 
 static struct codec_queue *get_queue(struct llmem_codec *c, uint32_t queue, const char *what)
 {
@@ -311,7 +312,7 @@ LLMEM_PUBLIC int llmem_codec_dequeue(struct llmem_codec *c, uint32_t queue, int 
 			buf.m.planes = vp;
 			buf.length = VIDEO_MAX_PLANES;
 		}
-		ret = llmem_codec_xioctl(c->fd, VIDIOC_DQBUF, &buf);
+		ret = llmem_v4l2_xioctl(c->fd, VIDIOC_DQBUF, &buf);
 		if (ret == -EPIPE)
 			return llmem_error(-EPIPE,
 					   "%s: the LAST CAPTURE buffer was dequeued; "
@@ -327,7 +328,7 @@ LLMEM_PUBLIC int llmem_codec_dequeue(struct llmem_codec *c, uint32_t queue, int 
 			return ret;
 		if (ret == 1) {
 			/* vb2 reports an idle queue as a poll error; one last look. */
-			ret = llmem_codec_xioctl(c->fd, VIDIOC_DQBUF, &buf);
+			ret = llmem_v4l2_xioctl(c->fd, VIDIOC_DQBUF, &buf);
 			if (ret == -EAGAIN)
 				return llmem_error(-EAGAIN, "%s: no %s buffer can come back",
 						   c->path, llmem_codec_queue_name(c, q));

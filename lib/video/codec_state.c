@@ -11,6 +11,7 @@
 
 #include "base/error.h"
 #include "video/codec.h"
+#include "video/v4l2.h"
 
 /* Notes a dequeued event in c->events; a source change from before CAPTURE
  * last started is one the caller has handled, and is dropped. */
@@ -31,7 +32,7 @@ static void take_events(struct llmem_codec *c)
 	struct v4l2_event ev;
 
 	memset(&ev, 0, sizeof(ev));
-	while (!llmem_codec_xioctl(c->fd, VIDIOC_DQEVENT, &ev)) {
+	while (!llmem_v4l2_xioctl(c->fd, VIDIOC_DQEVENT, &ev)) {
 		note_event(c, &ev);
 		memset(&ev, 0, sizeof(ev));
 	}
@@ -98,8 +99,8 @@ int llmem_codec_on_streaming(struct llmem_codec *c)
 	c->state = LLMEM_CODEC_STREAMING;
 	if (!drain)
 		return 0;
-	ret = llmem_codec_xioctl(c->fd, VIDIOC_DECODER_CMD,
-				 &(struct v4l2_decoder_cmd){ .cmd = V4L2_DEC_CMD_STOP });
+	ret = llmem_v4l2_xioctl(c->fd, VIDIOC_DECODER_CMD,
+				&(struct v4l2_decoder_cmd){ .cmd = V4L2_DEC_CMD_STOP });
 	if (ret && ret != -EBUSY)
 		return llmem_error(ret,
 				   "VIDIOC_DECODER_CMD on %s: %s (the drain a resolution "
@@ -153,7 +154,7 @@ LLMEM_PUBLIC int llmem_codec_wait_event(struct llmem_codec *c, int timeout_ms, u
 		return llmem_error(-EINVAL, "%s: only a decoder sends events", c->path);
 	while (!c->events) {
 		memset(&ev, 0, sizeof(ev));
-		ret = llmem_codec_xioctl(c->fd, VIDIOC_DQEVENT, &ev);
+		ret = llmem_v4l2_xioctl(c->fd, VIDIOC_DQEVENT, &ev);
 		if (!ret) {
 			note_event(c, &ev);
 			continue;

@@ -30,6 +30,10 @@ static inline bool llmem_v4l2_is_mplane(const struct llmem_v4l2 *dev)
 	return dev->type == V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE;
 }
 
+/* The ioctl, retried on EINTR: 0 or -errno, nothing recorded
+ * (v4l2_nodes.c, the video tier's lowest file, for all of it). */
+int llmem_v4l2_xioctl(int fd, unsigned long request, void *arg);
+
 /* Runs one ioctl; on failure records which one, on which node, and why. */
 int llmem_v4l2_call(struct llmem_v4l2 *dev, unsigned long request, const char *name, void *arg);
 

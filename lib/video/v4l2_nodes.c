@@ -23,6 +23,7 @@
 #include <llmem/v4l2.h>
 
 #include "base/error.h"
+#include "video/v4l2.h"
 
 static_assert(LLMEM_V4L2_MEMCAP_MMAP == V4L2_BUF_CAP_SUPPORTS_MMAP &&
 		      LLMEM_V4L2_MEMCAP_USERPTR == V4L2_BUF_CAP_SUPPORTS_USERPTR &&
@@ -34,7 +35,7 @@ static_assert(LLMEM_V4L2_MEMCAP_MMAP == V4L2_BUF_CAP_SUPPORTS_MMAP &&
 	(LLMEM_V4L2_MEMCAP_MMAP | LLMEM_V4L2_MEMCAP_USERPTR | LLMEM_V4L2_MEMCAP_DMABUF | \
 	 LLMEM_V4L2_MEMCAP_REQUESTS)
 
-static int xioctl(int fd, unsigned long request, void *arg)
+int llmem_v4l2_xioctl(int fd, unsigned long request, void *arg)
 {
 	int ret;
 
@@ -67,7 +68,7 @@ static int describe_formats(int fd, struct llmem_v4l2_queue_info *q)
 	for (uint32_t index = 0;; index++) {
 		struct v4l2_fmtdesc d = { .index = index, .type = q->type };
 
-		ret = xioctl(fd, VIDIOC_ENUM_FMT, &d);
+		ret = llmem_v4l2_xioctl(fd, VIDIOC_ENUM_FMT, &d);
 		if (ret) {
 			q->formats_error = ret == -EINVAL ? 0 : ret;
 			return 0;
@@ -104,7 +105,7 @@ static int describe_queue(int fd, bool output, bool mplane, bool streaming,
 	q->multiplanar = mplane;
 	if (streaming) {
 		req.type = q->type;
-		q->memory_error = xioctl(fd, VIDIOC_REQBUFS, &req);
+		q->memory_error = llmem_v4l2_xioctl(fd, VIDIOC_REQBUFS, &req);
 		if (!q->memory_error)
 			q->memory = req.capabilities & MEMCAP_MASK;
 	}
@@ -141,7 +142,7 @@ static int describe_node(const char *path, struct llmem_v4l2_node *node)
 		node->error = -errno;
 		return 0;
 	}
-	node->error = xioctl(fd, VIDIOC_QUERYCAP, &cap);
+	node->error = llmem_v4l2_xioctl(fd, VIDIOC_QUERYCAP, &cap);
 	if (node->error) {
 		close(fd);
 		return 0;

@@ -20,20 +20,11 @@
 #include <llmem/v4l2.h>
 
 #include "base/error.h"
+#include "video/v4l2.h"
 #include "base/export.h"
 
 /* The padding a driver that takes other pitches is asked to keep. */
 #define PAD 64
-
-static int xioctl(int fd, unsigned long request, void *arg)
-{
-	int ret;
-
-	do {
-		ret = ioctl(fd, request, arg);
-	} while (ret == -1 && errno == EINTR);
-	return ret == -1 ? -errno : 0;
-}
 
 /*
  * The DRM fourcc llmem lays out for a V4L2 pixel format, 0 for none.  For
@@ -88,7 +79,7 @@ static int try_format(int fd, const struct llmem_v4l2_queue_info *q, uint32_t pi
 			.bytesperline = bytesperline,
 		};
 	}
-	ret = xioctl(fd, VIDIOC_TRY_FMT, &f);
+	ret = llmem_v4l2_xioctl(fd, VIDIOC_TRY_FMT, &f);
 	if (ret)
 		return ret;
 	if (q->multiplanar) {
@@ -139,7 +130,8 @@ static uint32_t min_buffers(int fd, bool output)
 		.id = output ? V4L2_CID_MIN_BUFFERS_FOR_OUTPUT : V4L2_CID_MIN_BUFFERS_FOR_CAPTURE,
 	};
 
-	return xioctl(fd, VIDIOC_G_CTRL, &ctrl) || ctrl.value < 0 ? 0 : (uint32_t)ctrl.value;
+	return llmem_v4l2_xioctl(fd, VIDIOC_G_CTRL, &ctrl) || ctrl.value < 0 ? 0
+									     : (uint32_t)ctrl.value;
 }
 
 /* The queue's formats llmem lays out, NV12 in one buffer preferred over

@@ -22,6 +22,7 @@
 
 #include "kselftest_harness.h"
 #include "test_util.h"
+#include "vkms.h"
 #include "vk_test.h"
 
 #define WIDTH 640
@@ -29,20 +30,6 @@
 #define FENCE_MS 10000
 /* How long a held frame must stay held to count as held. */
 #define HELD_MS 300
-
-/* The vkms card's node; the rig loads vkms. */
-static int vkms_path(char *path, size_t len)
-{
-	struct llmem_drm_device devs[16];
-	int n = llmem_drm_list_devices(devs, 16);
-
-	for (int i = 0; i < n && i < 16; i++)
-		if (!strcmp(devs[i].driver, "vkms")) {
-			snprintf(path, len, "%s", devs[i].path);
-			return 0;
-		}
-	return -ENODEV;
-}
 
 /* A frame of its own on the fixture's shared memory. */
 struct frame {

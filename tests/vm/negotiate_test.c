@@ -26,6 +26,7 @@
 #include "capture.h"
 #include "kselftest_harness.h"
 #include "test_util.h"
+#include "vkms.h"
 #include "vk_test.h"
 
 #define WIDTH 640
@@ -40,20 +41,6 @@
 #define YUYV DRM_FORMAT_YUYV
 #define NV12 DRM_FORMAT_NV12
 #define XRGB DRM_FORMAT_XRGB8888
-
-/* vkms's card, as a path. */
-static int vkms_path(char *path, size_t len)
-{
-	struct llmem_drm_device devs[16];
-	int n = llmem_drm_list_devices(devs, 16);
-
-	for (int i = 0; i < n && i < 16; i++)
-		if (!strcmp(devs[i].driver, "vkms")) {
-			snprintf(path, len, "%s", devs[i].path);
-			return 0;
-		}
-	return -ENODEV;
-}
 
 static int vicodec_encoder_path(char *path, size_t len)
 {
