@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,14 +61,12 @@ void llmem_fwht_frame_header(const uint8_t *data, uint32_t *width, uint32_t *hei
 static uint64_t frame_at(const struct llmem_bitstream *b, uint64_t at,
 			 uint8_t hdr[FWHT_HEADER_BYTES])
 {
-	uint64_t left = b->info.bytes - at, size;
+	uint64_t left = b->info.bytes - at;
 
 	if (left < FWHT_HEADER_BYTES ||
-	    pread(b->fd, hdr, FWHT_HEADER_BYTES, (off_t)at) != FWHT_HEADER_BYTES ||
-	    memcmp(hdr, fwht_magic, sizeof(fwht_magic)))
+	    pread(b->fd, hdr, FWHT_HEADER_BYTES, (off_t)at) != FWHT_HEADER_BYTES)
 		return 0;
-	size = FWHT_HEADER_BYTES + (uint64_t)be32(hdr + 40);
-	return size <= left ? size : 0;
+	return llmem_fwht_frame_size(hdr, left > SIZE_MAX ? SIZE_MAX : (size_t)left);
 }
 
 static int walk(struct llmem_bitstream *b)
