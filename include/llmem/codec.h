@@ -762,7 +762,9 @@ struct llmem_decoder_create_info {
  * @format: the frames' format (CAPTURE) since the last source change;
  *	zero before llmem_decoder_start().
  * @layout: where a frame lies in its buffer, for formats frame.h lays
- *	out (YUYV, NV12, XBGR32 as XRGB8888); num_planes 0 for others.
+ *	out (YUYV, NV12, and V4L2's XBGR32, ABGR32 and RGBA32 as DRM's
+ *	XRGB8888, ARGB8888 and ABGR8888) in one buffer; num_planes 0 for
+ *	others.
  * @rgba_layout: the RGBA frames' (with LLMEM_DECODER_CONVERT in effect).
  * @frames: frame buffers granted.
  * @rgba_buffers: buffers the RGBA frames come in: the RGBA buffers, or the

@@ -24,6 +24,7 @@
 
 #include "base/error.h"
 #include "video/camera.h"
+#include "video/v4l2.h"
 
 #define FLAGS_MASK                                                               \
 	(LLMEM_CAMERA_CONTIGUOUS | LLMEM_CAMERA_COPY | LLMEM_CAMERA_INPUT |      \
@@ -164,9 +165,7 @@ static int negotiate(struct llmem_camera *c, const struct llmem_participant *fir
 static int set_format(struct llmem_camera *c, const struct llmem_camera_create_info *ci,
 		      uint32_t fourcc, uint32_t width, uint32_t height)
 {
-	/* YUYV and NV12 are the same codes in V4L2 and DRM; NV12M is NV12 in
-	 * a buffer per plane. */
-	uint32_t drm = fourcc == V4L2_PIX_FMT_NV12M ? DRM_FORMAT_NV12 : fourcc;
+	uint32_t drm = llmem_v4l2_drm_fourcc(fourcc);
 	struct llmem_participant queue;
 	struct llmem_negotiated n;
 	int ret;

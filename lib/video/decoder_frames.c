@@ -20,6 +20,7 @@
 
 #include "base/error.h"
 #include "video/decoder.h"
+#include "video/v4l2.h"
 
 static bool listed(uint32_t fourcc, const uint32_t *list, size_t n)
 {
@@ -56,22 +57,6 @@ static uint32_t readable_format(uint32_t offered)
 	if (listed(offered, rgb32, sizeof(rgb32) / sizeof(rgb32[0])))
 		return V4L2_PIX_FMT_XBGR32;
 	return offered;
-}
-
-/* The DRM fourcc frame.h lays the V4L2 format out as, or 0 for none:
- * XBGR32 is B, G, R, X in memory, DRM's XRGB8888. */
-static uint32_t drm_fourcc_of(uint32_t v4l2)
-{
-	switch (v4l2) {
-	case V4L2_PIX_FMT_YUYV:
-		return DRM_FORMAT_YUYV;
-	case V4L2_PIX_FMT_NV12:
-		return DRM_FORMAT_NV12;
-	case V4L2_PIX_FMT_XBGR32:
-		return DRM_FORMAT_XRGB8888;
-	default:
-		return 0;
-	}
 }
 
 void llmem_decoder_free_frames(struct llmem_decoder *d)
@@ -117,7 +102,7 @@ static int set_format(struct llmem_decoder *d)
 				   info->device, (const char *)&info->format.fourcc,
 				   info->format.num_planes, LLMEM_V4L2_MAX_MEM_PLANES);
 	memset(&info->layout, 0, sizeof(info->layout));
-	drm = drm_fourcc_of(info->format.fourcc);
+	drm = llmem_v4l2_drm_fourcc(info->format.fourcc);
 	if (drm && info->format.num_planes == 1) {
 		struct llmem_frame_constraints c = { .pitch = info->format.bytesperline[0],
 						     .min_size = info->format.sizeimage[0] };

@@ -34,6 +34,13 @@ static inline bool llmem_v4l2_is_mplane(const struct llmem_v4l2 *dev)
  * (v4l2_nodes.c, the video tier's lowest file, for all of it). */
 int llmem_v4l2_xioctl(int fd, unsigned long request, void *arg);
 
+/*
+ * The DRM fourcc llmem lays out for a V4L2 pixel format, 0 for none.  For
+ * these the codes are the same (V4L2's XBGR32 is DRM's XRGB8888: bytes B,
+ * G, R, X); NV12M is NV12 with a buffer per plane.
+ */
+uint32_t llmem_v4l2_drm_fourcc(uint32_t pixelformat);
+
 /* Runs one ioctl; on failure records which one, on which node, and why. */
 int llmem_v4l2_call(struct llmem_v4l2 *dev, unsigned long request, const char *name, void *arg);
 

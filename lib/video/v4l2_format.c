@@ -133,6 +133,22 @@ static int agreed_multi(const struct llmem_v4l2 *dev, const struct v4l2_pix_form
 	return 0;
 }
 
+uint32_t llmem_v4l2_drm_fourcc(uint32_t pixelformat)
+{
+	switch (pixelformat) {
+	case V4L2_PIX_FMT_YUYV:
+	case V4L2_PIX_FMT_NV12:
+	case V4L2_PIX_FMT_XBGR32:
+	case V4L2_PIX_FMT_ABGR32:
+	case V4L2_PIX_FMT_RGBA32:
+		return pixelformat;
+	case V4L2_PIX_FMT_NV12M:
+		return DRM_FORMAT_NV12;
+	default:
+		return 0;
+	}
+}
+
 LLMEM_PUBLIC int llmem_v4l2_set_format(struct llmem_v4l2 *dev, uint32_t fourcc, uint32_t width,
 				       uint32_t height, struct llmem_v4l2_format *out)
 {

@@ -26,27 +26,6 @@
 /* The padding a driver that takes other pitches is asked to keep. */
 #define PAD 64
 
-/*
- * The DRM fourcc llmem lays out for a V4L2 pixel format, 0 for none.  For
- * these the codes are the same (V4L2's XBGR32 is DRM's XRGB8888: bytes B,
- * G, R, X); NV12M is NV12 with a buffer per plane.
- */
-static uint32_t drm_fourcc(uint32_t pixelformat)
-{
-	switch (pixelformat) {
-	case V4L2_PIX_FMT_YUYV:
-	case V4L2_PIX_FMT_NV12:
-	case V4L2_PIX_FMT_XBGR32:
-	case V4L2_PIX_FMT_ABGR32:
-	case V4L2_PIX_FMT_RGBA32:
-		return pixelformat;
-	case V4L2_PIX_FMT_NV12M:
-		return DRM_FORMAT_NV12;
-	default:
-		return 0;
-	}
-}
-
 /* What the driver makes of @pixelformat at the size with plane 0's pitch
  * @bytesperline (0: its own choice). */
 struct tried {
@@ -149,11 +128,11 @@ static int state_formats(const struct llmem_v4l2_queue_info *q, struct llmem_par
 	     i++) {
 		uint32_t v = q->formats[i].fourcc;
 
-		if (!drm_fourcc(v) || (v == V4L2_PIX_FMT_NV12M && nv12))
+		if (!llmem_v4l2_drm_fourcc(v) || (v == V4L2_PIX_FMT_NV12M && nv12))
 			continue;
 		pixelformats[p->num_formats] = v;
 		p->formats[p->num_formats++] = (struct llmem_format_caps){
-			.fourcc = drm_fourcc(v),
+			.fourcc = llmem_v4l2_drm_fourcc(v),
 			.source = LLMEM_FACT_REPORTED,
 		};
 	}
