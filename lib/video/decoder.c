@@ -271,15 +271,15 @@ static int wait_capture(struct llmem_decoder *d, int timeout_ms, struct llmem_co
 	int64_t deadline = timeout_ms < 0 ? -1 : llmem_codec_now_ns() / 1000000 + timeout_ms;
 
 	for (;;) {
-		/* An OUTPUT buffer back matters only while there is more to feed. */
-		short events = POLLIN | (d->info.units_fed < d->units ? POLLOUT : 0);
 		int ret = feed(d);
 
 		if (!ret)
 			ret = llmem_codec_dequeue(d->codec, LLMEM_CODEC_CAPTURE, 0, b);
 		if (ret != -ETIMEDOUT)
 			return ret;
-		ret = llmem_codec_wait_for(d->codec, events, deadline);
+		/* An OUTPUT buffer back matters only while there is more to feed. */
+		ret = llmem_codec_wait_for(
+			d->codec, POLLIN | (d->info.units_fed < d->units ? POLLOUT : 0), deadline);
 		if (ret == -ETIMEDOUT)
 			return llmem_error(-ETIMEDOUT, "%s: no frame within %d ms", d->info.device,
 					   timeout_ms);
