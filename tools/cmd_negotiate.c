@@ -241,19 +241,18 @@ static int run(const struct cli_command *cmd, int argc, char **argv)
 		return cli_fail(cmd, CLI_FAILED, "out of memory");
 	for (ret = 0; !ret && first + (int)n < argc; n++)
 		ret = participant(argv[first + n], &session, &ps[n]);
-	if (!ret) {
-		req = (struct llmem_negotiate_request){ .width = args.size[0],
-							.height = args.size[1],
-							.fourccs = args.format_given ? &args.format
-										     : NULL,
-							.num_fourccs = args.format_given };
-		ret = llmem_negotiate(ps, n, &req, &result);
-	}
-	if (ret != 0 && ret != -ENOTSUP && ret != -EOVERFLOW && ret != -EINVAL) {
+	/* A participant that could not be asked has said why: nothing to print. */
+	if (ret) {
 		free(ps);
 		llmem_session_destroy(session);
 		return CLI_FAILED;
 	}
+	req = (struct llmem_negotiate_request){ .width = args.size[0],
+						.height = args.size[1],
+						.fourccs = args.format_given ? &args.format : NULL,
+						.num_fourccs = args.format_given };
+	/* Every answer of the merge is printed, a refusal with its reason. */
+	ret = llmem_negotiate(ps, n, &req, &result);
 	emit_begin(&e, stdout, args.json);
 	if (!args.quiet) {
 		emit_array(&e, "participants");
