@@ -259,6 +259,8 @@ FIXTURE(camera_args)
 	struct llmem_session *s;
 	struct llmem_v4l2_format vf;
 	struct llmem_camera_create_info ci;
+	/* Never read: the count is refused first. */
+	struct llmem_participant other;
 };
 
 FIXTURE_VARIANT(camera_args)
@@ -330,6 +332,18 @@ TEST_F_TIMEOUT(camera_args, bad_create_info, 120)
 	ci = self->ci;
 	ci.fourcc = V4L2_PIX_FMT_RGB24;
 	EXPECT_FAILS(llmem_camera_open(self->s, &ci, &cam), -EINVAL);
+	ci = self->ci;
+	ci.num_participants = 1;
+	EXPECT_FAILS(llmem_camera_open(self->s, &ci, &cam), -EINVAL);
+	EXPECT_NE(strstr(llmem_last_error(), "not NULL"), NULL) TH_LOG("%s", llmem_last_error());
+	ci = self->ci;
+	ci.num_rgba_participants = 1;
+	EXPECT_FAILS(llmem_camera_open(self->s, &ci, &cam), -EINVAL);
+	ci = self->ci;
+	ci.participants = &self->other;
+	ci.num_participants = LLMEM_NEGOTIATE_MAX_PARTICIPANTS - 1;
+	EXPECT_FAILS(llmem_camera_open(self->s, &ci, &cam), -EINVAL);
+	EXPECT_NE(strstr(llmem_last_error(), "at most 14"), NULL) TH_LOG("%s", llmem_last_error());
 	ci = self->ci;
 	ci.device = "/dev/video-none";
 	EXPECT_FAILS(llmem_camera_open(self->s, &ci, &cam), -ENOENT);
