@@ -16,6 +16,7 @@
 #include <llmem/display.h>
 #include <llmem/error.h>
 #include <llmem/negotiate.h>
+#include <llmem/pipeline.h>
 #include <llmem/session.h>
 #include <llmem/v4l2.h>
 
@@ -37,6 +38,7 @@ static const struct cli_choice usages[] = {
 static struct {
 	uint32_t format, usage;
 	uint32_t size[2];
+	uint64_t check;
 	bool format_given, json, quiet;
 } args = {
 	.usage = LLMEM_VULKAN_USAGE_STORAGE,
@@ -56,6 +58,15 @@ static const struct cli_option options[] = {
 	  .choices = usages,
 	  .help = "what the Vulkan device does with the frame (default storage: the "
 		  "shaders)" },
+	{ .name = "check",
+	  .short_name = 'c',
+	  .type = CLI_UINT,
+	  .value = &args.check,
+	  .meta = "N",
+	  .min = 1,
+	  .max = LLMEM_FRAMES_MAX,
+	  .help = "allocate N frames of the result and try each on every participant: "
+		  "S_FMT and QBUF, ADDFB2, a Vulkan import" },
 	CLI_OPTION_JSON(&args.json),
 	CLI_OPTION_QUIET(&args.quiet, "print the result (or the refusal) only"),
 	{ 0 },
@@ -221,6 +232,41 @@ static void emit_result(struct emit *e, const struct llmem_negotiated *n)
 	emit_end(e);
 }
 
+/*
+ * --check: frames of the result, tried on every participant that can be
+ * asked; "accepted" with their count, or the refusal.  The session is the
+ * Vulkan participant's, or one of its own.
+ */
+static int check_frames(struct emit *e, struct llmem_session **session,
+			const struct llmem_participant *ps, uint32_t n,
+			const struct llmem_negotiated *result)
+{
+	struct llmem_session_create_info sci = { .app_name = "llmem negotiate" };
+	struct llmem_frames_create_info fci = {
+		.negotiated = result,
+		.participants = ps,
+		.num_participants = n,
+		.count = (uint32_t)args.check,
+		.flags = LLMEM_FRAMES_CHECK,
+		.name = "llmem negotiate frame",
+	};
+	struct llmem_frames *frames = NULL;
+	int ret = 0;
+
+	if (!*session)
+		ret = llmem_session_create(&sci, session);
+	if (!ret)
+		ret = llmem_frames_create(*session, &fci, &frames);
+	emit_object(e, "check");
+	if (!ret)
+		emit_uint(e, "accepted", llmem_frames_count(frames));
+	else
+		emit_string(e, "refused", llmem_last_error());
+	emit_end(e);
+	llmem_frames_destroy(frames);
+	return ret;
+}
+
 static int run(const struct cli_command *cmd, int argc, char **argv)
 {
 	struct llmem_negotiate_request req = { 0 };
@@ -264,6 +310,8 @@ static int run(const struct cli_command *cmd, int argc, char **argv)
 		emit_result(&e, &result);
 	else
 		emit_string(&e, "refused", llmem_last_error());
+	if (!ret && args.check)
+		ret = check_frames(&e, &session, ps, n, &result);
 	emit_finish(&e);
 	free(ps);
 	llmem_session_destroy(session);
@@ -281,7 +329,9 @@ const struct cli_command cmd_negotiate = {
 		"their formats and constraints, each marked reported by the driver, probed\n"
 		"by a trial that changes nothing, or assumed; then the layout all of them\n"
 		"accept (fourcc, modifier, planes, size), or the refusal that names the\n"
-		"participant and the constraint.  Exit status 1 on a refusal.",
+		"participant and the constraint.  With --check, frames of that layout are\n"
+		"allocated in llmem pages and tried on each device as it will use them.\n"
+		"Exit status 1 on a refusal.",
 	.operands = "PARTICIPANT...",
 	.max_operands = LLMEM_NEGOTIATE_MAX_PARTICIPANTS,
 	.options = options,

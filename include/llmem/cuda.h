@@ -33,6 +33,7 @@ struct llmem_session;
 struct llmem_memory;
 struct llmem_cuda;
 struct llmem_cuda_memory;
+struct llmem_participant;
 
 /**
  * llmem_cuda_create() - load libcuda and retain the primary context of the
@@ -44,6 +45,20 @@ struct llmem_cuda_memory;
  * (its error name in the message); -ENOMEM.
  */
 int llmem_cuda_create(struct llmem_session *session, struct llmem_cuda **out);
+
+/**
+ * llmem_participant_cuda() - what the CUDA device takes of a frame it reads
+ * through a pitched 2D texture (negotiate.h): every plane's offset a
+ * multiple of CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT, every pitch of
+ * TEXTURE_PITCH_ALIGNMENT, and MAXIMUM_TEXTURE2D_LINEAR_WIDTH, _HEIGHT and
+ * _PITCH as bounds, all reported by the driver.  Any fourcc: CUDA reads
+ * bytes.  CUDA imports llmem pages as opaque fds (llmem_cuda_import_page()),
+ * not DMA-BUFs: a frame it shares with a V4L2 or KMS device lies in memory
+ * that both can reach (docs/negotiation.md).
+ *
+ * Return: 0; -EINVAL for NULL arguments; -EIO when the driver cannot say.
+ */
+int llmem_participant_cuda(struct llmem_cuda *cuda, struct llmem_participant *out);
 
 /* Releases the context; every llmem_cuda_memory of it must be gone.  NULL is fine. */
 void llmem_cuda_destroy(struct llmem_cuda *cuda);

@@ -27,5 +27,6 @@
 #include "camera.h"
 #include "codec.h"
 #include "display.h"
+#include "pipeline.h"
 
 #endif /* LLMEM_LLMEM_H */

@@ -34,6 +34,7 @@
 extern "C" {
 #endif
 
+struct llmem_buffer;
 struct llmem_session;
 
 #define LLMEM_NEGOTIATE_MAX_FORMATS 32
@@ -54,6 +55,7 @@ enum llmem_participant_kind {
 	LLMEM_PARTICIPANT_CPU = 4,
 	LLMEM_PARTICIPANT_LLMEM_CONTIGUOUS = 5,
 	LLMEM_PARTICIPANT_OTHER = 6, /* stated by the caller */
+	LLMEM_PARTICIPANT_CUDA = 7, /* llmem_participant_cuda() in cuda.h */
 };
 
 /**
@@ -156,6 +158,15 @@ struct llmem_constraints {
  * @formats: the fourccs it takes; an empty list takes any.
  * @constraints: its demands, for every fourcc it takes; an exact pitch and
  *	a minimum size that differ by fourcc are stated in @formats instead.
+ * @device: where the library finds the device again to try frames on it
+ *	(llmem_frames_check() in pipeline.h): the V4L2 node or the DRM card;
+ *	empty for the CPU, for a statement made by the caller, and for one
+ *	received from a peer (its devices are not this process's to ask: the
+ *	wire format does not carry this field or @object).
+ * @object: which part of @device: for a V4L2 queue 1 for OUTPUT and 0 for
+ *	CAPTURE, for a KMS plane its object id, for the Vulkan device its
+ *	enum llmem_vulkan_usage.
+ * @reserved: zero.
  */
 struct llmem_participant {
 	char name[64];
@@ -163,6 +174,9 @@ struct llmem_participant {
 	uint32_t num_formats;
 	struct llmem_format_caps formats[LLMEM_NEGOTIATE_MAX_FORMATS];
 	struct llmem_constraints constraints;
+	char device[64];
+	uint32_t object;
+	uint32_t reserved;
 };
 
 /**
@@ -225,6 +239,26 @@ struct llmem_negotiated {
  */
 int llmem_negotiate(const struct llmem_participant *participants, uint32_t count,
 		    const struct llmem_negotiate_request *request, struct llmem_negotiated *out);
+
+/**
+ * struct llmem_negotiated_frame - one frame of a negotiated layout, as its
+ * devices take it.
+ * @layout: the negotiated layout; with one buffer per plane
+ *	(LLMEM_CONSTRAINT_PLANE_PER_FD) each plane lies at offset 0 of its own
+ *	@fd, and @layout.offset says so.
+ * @num_fds: 1, or one per plane.
+ * @fd: DMA-BUFs whose first byte is the frame's (or its plane's) first, as
+ *	V4L2 takes them; they belong to whoever made the frame, not to close.
+ * @size: bytes of each @fd.
+ * @buffer: the llmem buffer behind each @fd.
+ */
+struct llmem_negotiated_frame {
+	struct llmem_frame_layout layout;
+	uint32_t num_fds;
+	int fd[LLMEM_FRAME_MAX_PLANES];
+	uint64_t size[LLMEM_FRAME_MAX_PLANES];
+	struct llmem_buffer *buffer[LLMEM_FRAME_MAX_PLANES];
+};
 
 /* Usages of llmem_participant_vulkan(). */
 enum llmem_vulkan_usage {

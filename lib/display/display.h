@@ -15,6 +15,7 @@
 #include <xf86drmMode.h>
 
 #include <llmem/display.h>
+#include <llmem/negotiate.h>
 
 /* drm.c */
 
@@ -171,5 +172,11 @@ void llmem_display_release_fbs(struct llmem_display *d);
 /* commit.c: puts the CRTC, the plane and the connectors back as found, or
  * turns the CRTC off when that fails; after the display's first commit. */
 void llmem_display_restore(struct llmem_display *d);
+
+/* participant_check.c: whether KMS participant @p (its device and plane)
+ * makes a framebuffer of frame @f; 0, or the refusal naming the participant
+ * and the call. */
+int llmem_kms_plane_takes(const struct llmem_participant *p,
+			  const struct llmem_negotiated_frame *f);
 
 #endif

@@ -209,6 +209,8 @@ LLMEM_PUBLIC int llmem_participant_kms_plane(const char *path, uint32_t plane_id
 	memset(out, 0, sizeof(*out));
 	out->kind = LLMEM_PARTICIPANT_KMS_PLANE;
 	snprintf(out->name, sizeof(out->name), "%s plane %u", k.driver, plane_id);
+	snprintf(out->device, sizeof(out->device), "%s", path);
+	out->object = plane_id;
 	if (!ret)
 		ret = state_formats(&k, plane_id, out);
 	if (!ret)

@@ -44,6 +44,7 @@ LLMEM_PUBLIC int llmem_participant_vulkan(struct llmem_session *s, uint32_t usag
 	out->kind = LLMEM_PARTICIPANT_VULKAN;
 	snprintf(out->name, sizeof(out->name), "Vulkan %s (%s)",
 		 usage == LLMEM_VULKAN_USAGE_STORAGE ? "storage" : "transfer", s->props.deviceName);
+	out->object = usage;
 	if (usage == LLMEM_VULKAN_USAGE_STORAGE) {
 		for (size_t i = 0; i < sizeof(shader_formats) / sizeof(*shader_formats); i++)
 			add_format(out, shader_formats[i], LLMEM_FACT_ASSUMED);

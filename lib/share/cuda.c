@@ -8,11 +8,13 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include <llmem/cuda.h>
+#include <llmem/negotiate.h>
 #include <llmem/share.h>
 
 #include "base/error.h"
@@ -32,6 +34,12 @@ typedef struct {
 
 #define CUDA_SUCCESS 0
 #define CU_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD 1
+/* CUdevice_attribute values. */
+#define CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT 14
+#define CU_DEVICE_ATTRIBUTE_TEXTURE_PITCH_ALIGNMENT 51
+#define CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_WIDTH 70
+#define CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_HEIGHT 71
+#define CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_PITCH 72
 
 typedef struct {
 	int type;
@@ -60,6 +68,7 @@ struct cuda_api {
 	CUresult (*device_get_count)(int *count);
 	CUresult (*device_get)(CUdevice *dev, int ordinal);
 	CUresult (*device_get_uuid)(CUuuid *uuid, CUdevice dev);
+	CUresult (*device_get_attribute)(int *value, int attribute, CUdevice dev);
 	CUresult (*primary_ctx_retain)(CUcontext *ctx, CUdevice dev);
 	CUresult (*primary_ctx_release)(CUdevice dev);
 	CUresult (*ctx_push)(CUcontext ctx);
@@ -116,6 +125,7 @@ static int load(struct llmem_cuda *cu)
 		SYM(device_get_count, "cuDeviceGetCount"),
 		SYM(device_get, "cuDeviceGet"),
 		SYM(device_get_uuid, "cuDeviceGetUuid"),
+		SYM(device_get_attribute, "cuDeviceGetAttribute"),
 		SYM(primary_ctx_retain, "cuDevicePrimaryCtxRetain"),
 		SYM(primary_ctx_release, "cuDevicePrimaryCtxRelease_v2"),
 		SYM(ctx_push, "cuCtxPushCurrent_v2"),
@@ -226,6 +236,53 @@ LLMEM_PUBLIC void llmem_cuda_destroy(struct llmem_cuda *cu)
 	cu->api.primary_ctx_release(cu->device);
 	/* libcuda is never unloaded: it keeps threads and handlers of its own. */
 	free(cu);
+}
+
+/*
+ * What a kernel reading a frame through a pitched 2D texture needs (the
+ * strictest of CUDA's ways to read one; plain pointers need only the
+ * element's alignment): each plane's address a multiple of the texture
+ * alignment, each pitch of the pitch alignment, and the linear 2D bounds.
+ */
+LLMEM_PUBLIC int llmem_participant_cuda(struct llmem_cuda *cu, struct llmem_participant *out)
+{
+	static const struct {
+		int attribute;
+		const char *name;
+	} attrs[] = {
+		{ CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT, "TEXTURE_ALIGNMENT" },
+		{ CU_DEVICE_ATTRIBUTE_TEXTURE_PITCH_ALIGNMENT, "TEXTURE_PITCH_ALIGNMENT" },
+		{ CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_WIDTH,
+		  "MAXIMUM_TEXTURE2D_LINEAR_WIDTH" },
+		{ CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_HEIGHT,
+		  "MAXIMUM_TEXTURE2D_LINEAR_HEIGHT" },
+		{ CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_PITCH,
+		  "MAXIMUM_TEXTURE2D_LINEAR_PITCH" },
+	};
+	int v[sizeof(attrs) / sizeof(attrs[0])];
+	struct llmem_constraints *c;
+
+	if (!cu || !out)
+		return llmem_error(-EINVAL, "CUDA participant: NULL %s", cu ? "out" : "cuda");
+	for (size_t i = 0; i < sizeof(attrs) / sizeof(attrs[0]); i++) {
+		CUresult r = cu->api.device_get_attribute(&v[i], attrs[i].attribute, cu->device);
+
+		if (r != CUDA_SUCCESS)
+			return cu_error(cu, "cuDeviceGetAttribute", r);
+		if (v[i] < 0)
+			return llmem_error(-EIO, "CUDA: CU_DEVICE_ATTRIBUTE_%s is %d",
+					   attrs[i].name, v[i]);
+	}
+	memset(out, 0, sizeof(*out));
+	out->kind = LLMEM_PARTICIPANT_CUDA;
+	snprintf(out->name, sizeof(out->name), "CUDA device %d", cu->device);
+	c = &out->constraints;
+	c->plane_alignment = (uint32_t)v[0];
+	c->pitch_alignment = (uint32_t)v[1];
+	c->max_width = (uint32_t)v[2];
+	c->max_height = (uint32_t)v[3];
+	c->max_pitch = (uint32_t)v[4];
+	return 0;
 }
 
 static int push(struct llmem_cuda *cu)

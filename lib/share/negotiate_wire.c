@@ -167,7 +167,7 @@ static int check_participant(const struct llmem_participant *p, uint32_t index, 
 					   "%s: participant %u: control character 0x%02x in its "
 					   "name",
 					   what, index, (unsigned char)p->name[i]);
-	if (p->kind < LLMEM_PARTICIPANT_V4L2 || p->kind > LLMEM_PARTICIPANT_OTHER)
+	if (p->kind < LLMEM_PARTICIPANT_V4L2 || p->kind > LLMEM_PARTICIPANT_CUDA)
 		return llmem_error(err, "%s: %s: unknown kind %u", what, p->name, p->kind);
 	if (p->num_formats > LLMEM_NEGOTIATE_MAX_FORMATS)
 		return llmem_error(err, "%s: %s: %u formats; at most %u", what, p->name,

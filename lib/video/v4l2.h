@@ -11,6 +11,7 @@
 
 #include <linux/videodev2.h>
 
+#include <llmem/negotiate.h>
 #include <llmem/v4l2.h>
 
 struct llmem_v4l2 {
@@ -45,5 +46,11 @@ uint32_t llmem_v4l2_drm_fourcc(uint32_t pixelformat);
 int llmem_v4l2_call(struct llmem_v4l2 *dev, unsigned long request, const char *name, void *arg);
 
 #define LLMEM_V4L2_CALL(dev, request, arg) llmem_v4l2_call(dev, request, #request, arg)
+
+/* v4l2_participant_check.c: whether V4L2 participant @p (its node and
+ * queue) takes frame @f through S_FMT, REQBUFS and QBUF; 0, or the refusal
+ * naming the participant and the call. */
+int llmem_v4l2_queue_takes(const struct llmem_participant *p,
+			   const struct llmem_negotiated_frame *f);
 
 #endif

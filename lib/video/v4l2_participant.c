@@ -242,6 +242,8 @@ LLMEM_PUBLIC int llmem_participant_v4l2(const char *path, uint32_t output, uint3
 	out->kind = LLMEM_PARTICIPANT_V4L2;
 	snprintf(out->name, sizeof(out->name), "%s %s %s", list->nodes[0].driver, path,
 		 output ? "output" : "capture");
+	snprintf(out->device, sizeof(out->device), "%s", path);
+	out->object = !!output;
 	ret = state_queue(&list->nodes[0], output, width, height, out);
 	llmem_v4l2_node_list_free(list);
 	return ret;

@@ -291,7 +291,7 @@ STATEMENT_BAD(name_padding, P2 + 63, 1, 'x', "participant 2: bytes past its name
 STATEMENT_BAD(name_control, P2 + 2, 1, 0x1b, "control character 0x1b");
 STATEMENT_BAD(name_delete, P2, 1, 0x7f, "control character 0x7f");
 STATEMENT_BAD(kind_0, P2_KIND, 4, 0, "consumer: unknown kind 0");
-STATEMENT_BAD(kind_7, P2_KIND, 4, 7, "consumer: unknown kind 7");
+STATEMENT_BAD(kind_8, P2_KIND, 4, 8, "consumer: unknown kind 8");
 STATEMENT_BAD(formats_33, P2_NUM_FORMATS, 4, 33, "participant 2: 33 formats; at most 32");
 STATEMENT_BAD(formats_past_end, P2_NUM_FORMATS, 4, 3, "format 2 is truncated");
 STATEMENT_BAD(flags, P2_C + 52, 4, 1u << 3, "unknown constraint flags 0x8");
@@ -348,7 +348,7 @@ TEST(encode_refuses)
 		{ "participant 2: empty name" },
 		{ "control character 0x0a" },
 		{ "unknown kind 0" },
-		{ "unknown kind 7" },
+		{ "unknown kind 8" },
 		{ "33 formats; at most 32" },
 		{ "format 0 has 9 modifiers; at most 8" },
 		{ "format 1 has unknown fact source 0" },
@@ -386,7 +386,7 @@ TEST(encode_refuses)
 			ps[2].kind = 0;
 			break;
 		case 6:
-			ps[2].kind = 7;
+			ps[2].kind = 8;
 			break;
 		case 7:
 			ps[2].num_formats = 33;

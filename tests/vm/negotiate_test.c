@@ -61,40 +61,25 @@ static const struct llmem_format_caps *caps_of(const struct llmem_participant *p
 	return NULL;
 }
 
-/* A frame of the negotiated layout: a buffer of its own, exported. */
-struct frame {
-	struct llmem_memory *m;
-	struct llmem_buffer *b;
-	struct llmem_dmabuf_region r;
-};
-
-static int frame_alloc(struct llmem_session *s, const struct llmem_negotiated *n, struct frame *f)
+/*
+ * Frames of the negotiated layout from the library (pipeline.h), which
+ * tries them on @ps itself; the test's own tries below then ask each
+ * device again, its frame 0.
+ */
+static int frames_alloc(struct llmem_session *s, const struct llmem_participant *ps, uint32_t n,
+			const struct llmem_negotiated *neg, struct llmem_frames **frames,
+			struct llmem_negotiated_frame *f)
 {
-	struct llmem_memory_create_info ci = { .sharing = LLMEM_SHARING_DMABUF };
-	struct llmem_buffer_create_info bi = { .size = n->layout.size };
-	int ret;
+	struct llmem_frames_create_info ci = {
+		.negotiated = neg,
+		.participants = ps,
+		.num_participants = n,
+		.flags = LLMEM_FRAMES_CHECK,
+		.name = "negotiated frame",
+	};
+	int ret = llmem_frames_create(s, &ci, frames);
 
-	memset(f, 0, sizeof(*f));
-	f->r.fd = -1;
-	if (n->flags & LLMEM_CONSTRAINT_CONTIGUOUS)
-		ci.options = LLMEM_MEMORY_CONTIGUOUS;
-	ret = llmem_memory_create(s, &ci, &f->m);
-	if (!ret)
-		ret = llmem_buffer_create(f->m, &bi, &f->b);
-	if (!ret)
-		ret = llmem_buffer_export(f->b, &f->r);
-	/* V4L2 takes no offset: the frame, alone in its memory, is at 0. */
-	if (!ret && f->r.offset)
-		ret = -EFAULT;
-	return ret;
-}
-
-static void frame_free(struct frame *f)
-{
-	if (f->r.fd >= 0)
-		close(f->r.fd);
-	llmem_buffer_destroy(f->b);
-	llmem_memory_destroy(f->m);
+	return ret ? ret : llmem_frames_get(*frames, 0, f);
 }
 
 /*
@@ -104,12 +89,13 @@ static void frame_free(struct frame *f)
  * -errno with @step naming it.
  */
 static int v4l2_takes(const char *path, bool output, const struct llmem_negotiated *n,
-		      const struct frame *f, uint32_t *bytesperline, const char **step)
+		      const struct llmem_negotiated_frame *f, uint32_t *bytesperline,
+		      const char **step)
 {
 	struct v4l2_capability cap = { 0 };
 	struct v4l2_format fmt = { 0 };
 	struct v4l2_requestbuffers req = { .count = 1, .memory = V4L2_MEMORY_DMABUF };
-	struct v4l2_plane plane = { .m.fd = f->r.fd, .length = (uint32_t)f->r.size };
+	struct v4l2_plane plane = { .m.fd = f->fd[0], .length = (uint32_t)f->size[0] };
 	struct v4l2_buffer buf = { .memory = V4L2_MEMORY_DMABUF };
 	int fd = open(path, O_RDWR | O_CLOEXEC), ret;
 	bool mplane;
@@ -152,13 +138,13 @@ static int v4l2_takes(const char *path, bool output, const struct llmem_negotiat
 		goto out;
 	buf.type = fmt.type;
 	if (mplane) {
-		plane.bytesused = output ? plane.length : 0;
+		plane.bytesused = output ? (uint32_t)n->layout.size : 0;
 		buf.m.planes = &plane;
 		buf.length = 1;
 	} else {
-		buf.m.fd = f->r.fd;
-		buf.length = (uint32_t)f->r.size;
-		buf.bytesused = output ? buf.length : 0;
+		buf.m.fd = f->fd[0];
+		buf.length = (uint32_t)f->size[0];
+		buf.bytesused = output ? (uint32_t)n->layout.size : 0;
 	}
 	*step = "VIDIOC_QBUF";
 	ret = xioctl(fd, VIDIOC_QBUF, &buf);
@@ -170,14 +156,15 @@ out:
 }
 
 /* vkms makes a framebuffer of the frame (ADDFB2 of its PRIME import). */
-static int kms_takes(const char *path, const struct llmem_negotiated *n, const struct frame *f)
+static int kms_takes(const char *path, const struct llmem_negotiated *n,
+		     const struct llmem_negotiated_frame *f)
 {
 	uint32_t handles[4] = { 0 }, pitches[4] = { 0 }, offsets[4] = { 0 }, handle, fb;
 	int fd = open(path, O_RDWR | O_CLOEXEC), ret;
 
 	if (fd < 0)
 		return -errno;
-	ret = drmPrimeFDToHandle(fd, f->r.fd, &handle) ? -errno : 0;
+	ret = drmPrimeFDToHandle(fd, f->fd[0], &handle) ? -errno : 0;
 	for (uint32_t p = 0; !ret && p < n->layout.num_planes; p++) {
 		handles[p] = handle;
 		pitches[p] = n->layout.pitch[p];
@@ -197,7 +184,7 @@ static int kms_takes(const char *path, const struct llmem_negotiated *n, const s
 /* Vulkan reads the YUYV or NV12 frame: a conversion to XRGB8888 into a
  * buffer of the session's own. */
 static int vulkan_reads(struct llmem_session *s, const struct llmem_negotiated *n,
-			const struct frame *f)
+			const struct llmem_negotiated_frame *f)
 {
 	struct llmem_memory_create_info ci = { 0 };
 	struct llmem_frame_layout dst_l;
@@ -213,9 +200,10 @@ static int vulkan_reads(struct llmem_session *s, const struct llmem_negotiated *
 	ret = llmem_buffer_create(m, &(struct llmem_buffer_create_info){ .size = dst_l.size },
 				  &dst);
 	if (!ret) {
-		struct llmem_convert_info info = {
-			.src = f->b, .src_layout = &n->layout, .dst = dst, .dst_layout = &dst_l
-		};
+		struct llmem_convert_info info = { .src = f->buffer[0],
+						   .src_layout = &n->layout,
+						   .dst = dst,
+						   .dst_layout = &dst_l };
 
 		ret = llmem_convert_to_rgba(&info);
 		llmem_buffer_destroy(dst);
@@ -370,7 +358,8 @@ TEST_F(negotiate, yuyv)
 {
 	struct llmem_participant ps[3];
 	struct llmem_negotiated n;
-	struct frame f;
+	struct llmem_negotiated_frame f;
+	struct llmem_frames *frames;
 	uint32_t bpl = 0;
 
 	ASSERT_EQ(llmem_participant_v4l2(self->vivid[VIVID_VMALLOC], 0, WIDTH, HEIGHT, &ps[0]), 0);
@@ -379,13 +368,14 @@ TEST_F(negotiate, yuyv)
 	ASSERT_EQ(negotiate_one(ps, 3, YUYV, &n), 0) TH_LOG("%s", llmem_last_error());
 	EXPECT_EQ(n.layout.pitch[0], WIDTH * 2);
 	EXPECT_GE(n.layout.size, WIDTH * HEIGHT * 2);
-	ASSERT_EQ(frame_alloc(self->s, &n, &f), 0) TH_LOG("%s", llmem_last_error());
+	ASSERT_EQ(frames_alloc(self->s, ps, 3, &n, &frames, &f), 0)
+	TH_LOG("%s", llmem_last_error());
 	EXPECT_V4L2_TAKES(self->vivid[VIVID_VMALLOC], false, &n, &f, &bpl);
 	EXPECT_EQ(bpl, n.layout.pitch[0]);
 	EXPECT_V4L2_TAKES(self->vicodec, true, &n, &f, &bpl);
 	EXPECT_EQ(bpl, n.layout.pitch[0]);
 	EXPECT_EQ(vulkan_reads(self->s, &n, &f), 0) TH_LOG("%s", llmem_last_error());
-	frame_free(&f);
+	llmem_frames_destroy(frames);
 }
 
 /* NV12: vivid's multi-planar instance (NV12 in one buffer), vicodec, the
@@ -394,7 +384,8 @@ TEST_F(negotiate, nv12)
 {
 	struct llmem_participant ps[3];
 	struct llmem_negotiated n;
-	struct frame f;
+	struct llmem_negotiated_frame f;
+	struct llmem_frames *frames;
 	uint32_t bpl = 0;
 
 	ASSERT_EQ(llmem_participant_v4l2(self->vivid[VIVID_MPLANE], 0, WIDTH, HEIGHT, &ps[0]), 0);
@@ -404,13 +395,14 @@ TEST_F(negotiate, nv12)
 	EXPECT_EQ(n.layout.num_planes, 2);
 	EXPECT_EQ(n.layout.pitch[0], WIDTH);
 	EXPECT_GE(n.layout.size, WIDTH * HEIGHT * 3 / 2);
-	ASSERT_EQ(frame_alloc(self->s, &n, &f), 0) TH_LOG("%s", llmem_last_error());
+	ASSERT_EQ(frames_alloc(self->s, ps, 3, &n, &frames, &f), 0)
+	TH_LOG("%s", llmem_last_error());
 	EXPECT_V4L2_TAKES(self->vivid[VIVID_MPLANE], false, &n, &f, &bpl);
 	EXPECT_EQ(bpl, n.layout.pitch[0]);
 	EXPECT_V4L2_TAKES(self->vicodec, true, &n, &f, &bpl);
 	EXPECT_EQ(bpl, n.layout.pitch[0]);
 	EXPECT_EQ(vulkan_reads(self->s, &n, &f), 0) TH_LOG("%s", llmem_last_error());
-	frame_free(&f);
+	llmem_frames_destroy(frames);
 }
 
 /* XRGB8888: vivid's capture, vicodec, vkms's primary plane, the shaders. */
@@ -418,7 +410,8 @@ TEST_F(negotiate, xrgb8888)
 {
 	struct llmem_participant ps[4];
 	struct llmem_negotiated n;
-	struct frame f;
+	struct llmem_negotiated_frame f;
+	struct llmem_frames *frames;
 	uint32_t bpl = 0;
 
 	ASSERT_EQ(llmem_participant_v4l2(self->vivid[VIVID_VMALLOC], 0, WIDTH, HEIGHT, &ps[0]), 0);
@@ -427,13 +420,14 @@ TEST_F(negotiate, xrgb8888)
 	ps[3] = self->vulkan;
 	ASSERT_EQ(negotiate_one(ps, 4, XRGB, &n), 0) TH_LOG("%s", llmem_last_error());
 	EXPECT_EQ(n.layout.pitch[0], WIDTH * 4);
-	ASSERT_EQ(frame_alloc(self->s, &n, &f), 0) TH_LOG("%s", llmem_last_error());
+	ASSERT_EQ(frames_alloc(self->s, ps, 4, &n, &frames, &f), 0)
+	TH_LOG("%s", llmem_last_error());
 	EXPECT_V4L2_TAKES(self->vivid[VIVID_VMALLOC], false, &n, &f, &bpl);
 	EXPECT_EQ(bpl, n.layout.pitch[0]);
 	EXPECT_V4L2_TAKES(self->vicodec, true, &n, &f, &bpl);
 	EXPECT_EQ(bpl, n.layout.pitch[0]);
 	EXPECT_EQ(kms_takes(self->vkms, &n, &f), 0);
-	frame_free(&f);
+	llmem_frames_destroy(frames);
 }
 
 /* A participant that pads rows to 512 or 1024 bytes: vivid and vkms take
@@ -442,7 +436,8 @@ TEST_F(negotiate, padded_pitch)
 {
 	struct llmem_participant ps[4] = { 0 };
 	struct llmem_negotiated n;
-	struct frame f;
+	struct llmem_negotiated_frame f;
+	struct llmem_frames *frames;
 	uint32_t bpl = 0;
 
 	ASSERT_EQ(llmem_participant_v4l2(self->vivid[VIVID_VMALLOC], 0, WIDTH, HEIGHT, &ps[0]), 0);
@@ -458,11 +453,14 @@ TEST_F(negotiate, padded_pitch)
 	TH_LOG("%s", llmem_last_error());
 	EXPECT_EQ(n.layout.pitch[0], 1024);
 	EXPECT_EQ(n.layout.pitch[1], 1024);
-	ASSERT_EQ(frame_alloc(self->s, &n, &f), 0) TH_LOG("%s", llmem_last_error());
+	ASSERT_EQ(frames_alloc(self->s, (struct llmem_participant[]){ ps[0], ps[2], ps[3] }, 3, &n,
+			       &frames, &f),
+		  0)
+	TH_LOG("%s", llmem_last_error());
 	EXPECT_V4L2_TAKES(self->vivid[VIVID_MPLANE], false, &n, &f, &bpl);
 	EXPECT_EQ(bpl, 1024) TH_LOG("vivid did not keep the padded pitch");
 	EXPECT_EQ(vulkan_reads(self->s, &n, &f), 0) TH_LOG("%s", llmem_last_error());
-	frame_free(&f);
+	llmem_frames_destroy(frames);
 
 	/* YUYV's 1280-byte rows padded to 1536 for vivid, vkms has no YUYV. */
 	ASSERT_EQ(llmem_participant_v4l2(self->vivid[VIVID_VMALLOC], 0, WIDTH, HEIGHT, &ps[0]), 0);
@@ -470,11 +468,14 @@ TEST_F(negotiate, padded_pitch)
 		  0)
 	TH_LOG("%s", llmem_last_error());
 	EXPECT_EQ(n.layout.pitch[0], 1536);
-	ASSERT_EQ(frame_alloc(self->s, &n, &f), 0) TH_LOG("%s", llmem_last_error());
+	ASSERT_EQ(frames_alloc(self->s, (struct llmem_participant[]){ ps[0], ps[2], ps[3] }, 3, &n,
+			       &frames, &f),
+		  0)
+	TH_LOG("%s", llmem_last_error());
 	EXPECT_V4L2_TAKES(self->vivid[VIVID_VMALLOC], false, &n, &f, &bpl);
 	EXPECT_EQ(bpl, 1536) TH_LOG("vivid did not keep the padded pitch");
 	EXPECT_EQ(vulkan_reads(self->s, &n, &f), 0) TH_LOG("%s", llmem_last_error());
-	frame_free(&f);
+	llmem_frames_destroy(frames);
 
 	/* vicodec's YUYV pitch is 1280 and nothing else. */
 	ASSERT_EQ(llmem_participant_v4l2(self->vicodec, 1, WIDTH, HEIGHT, &ps[1]), 0);
@@ -491,11 +492,12 @@ TEST_F(negotiate, padded_pitch)
 	ps[3].constraints.pitch_alignment = 1024;
 	ASSERT_EQ(negotiate_one(ps, 4, XRGB, &n), 0) TH_LOG("%s", llmem_last_error());
 	EXPECT_EQ(n.layout.pitch[0], 3072);
-	ASSERT_EQ(frame_alloc(self->s, &n, &f), 0) TH_LOG("%s", llmem_last_error());
+	ASSERT_EQ(frames_alloc(self->s, ps, 4, &n, &frames, &f), 0)
+	TH_LOG("%s", llmem_last_error());
 	EXPECT_V4L2_TAKES(self->vivid[VIVID_VMALLOC], false, &n, &f, &bpl);
 	EXPECT_EQ(bpl, 3072) TH_LOG("vivid did not keep the padded pitch");
 	EXPECT_EQ(kms_takes(self->vkms, &n, &f), 0);
-	frame_free(&f);
+	llmem_frames_destroy(frames);
 }
 
 /* vivid's dma-contig instance with llmem.ko's contiguous pages. */
@@ -503,7 +505,8 @@ TEST_F(negotiate, dma_contig)
 {
 	struct llmem_participant ps[3];
 	struct llmem_negotiated n;
-	struct frame f;
+	struct llmem_negotiated_frame f;
+	struct llmem_frames *frames;
 	uint32_t bpl = 0;
 
 	ASSERT_EQ(llmem_participant_v4l2(self->vivid[VIVID_DMA_CONTIG], 0, WIDTH, HEIGHT, &ps[0]),
@@ -512,10 +515,11 @@ TEST_F(negotiate, dma_contig)
 	ps[2] = self->vulkan;
 	ASSERT_EQ(negotiate_one(ps, 3, YUYV, &n), 0) TH_LOG("%s", llmem_last_error());
 	EXPECT_TRUE(n.flags & LLMEM_CONSTRAINT_CONTIGUOUS);
-	ASSERT_EQ(frame_alloc(self->s, &n, &f), 0) TH_LOG("%s", llmem_last_error());
+	ASSERT_EQ(frames_alloc(self->s, ps, 3, &n, &frames, &f), 0)
+	TH_LOG("%s", llmem_last_error());
 	EXPECT_V4L2_TAKES(self->vivid[VIVID_DMA_CONTIG], false, &n, &f, &bpl);
 	EXPECT_EQ(bpl, n.layout.pitch[0]);
-	frame_free(&f);
+	llmem_frames_destroy(frames);
 }
 
 /* Sets that leave nothing, and bad arguments, refused by name. */
@@ -558,6 +562,79 @@ TEST_F(negotiate, refusals)
 	EXPECT_FAILS(llmem_participant_kms_plane("/dev/null", 0, &ps[0]), -ENODEV);
 	EXPECT_NE(strstr(llmem_last_error(), "/dev/null () is not a KMS device"), NULL)
 	TH_LOG("%s", llmem_last_error());
+}
+
+/*
+ * The library's check refuses, by frame, participant and reason, frames a
+ * device does not take: vicodec, whose YUYV pitch is 1280 and nothing
+ * else, frames padded to 1536 for a 512-byte engine; llmem.ko's
+ * contiguous pages, scattered frames.  Frames of a statement that names
+ * no device (a peer's, the caller's own) are not asked.
+ */
+TEST_F(negotiate, frames_check_refusals)
+{
+	struct llmem_participant ps[2] = { 0 }, enc, contig, peer;
+	struct llmem_frames_create_info ci = { .negotiated = NULL, .flags = LLMEM_FRAMES_CHECK };
+	struct llmem_negotiated_frame f;
+	struct llmem_negotiated n;
+	struct llmem_frames *frames;
+	struct llmem_dmabuf_state st;
+	char want[160];
+
+	ASSERT_EQ(llmem_participant_v4l2(self->vivid[VIVID_VMALLOC], 0, WIDTH, HEIGHT, &ps[0]), 0);
+	snprintf(ps[1].name, sizeof(ps[1].name), "a 512-byte DMA engine");
+	ps[1].kind = LLMEM_PARTICIPANT_OTHER;
+	ps[1].constraints.pitch_alignment = 512;
+	ASSERT_EQ(negotiate_one(ps, 2, YUYV, &n), 0) TH_LOG("%s", llmem_last_error());
+	ASSERT_EQ(n.layout.pitch[0], 1536);
+	ASSERT_EQ(llmem_participant_v4l2(self->vicodec, 1, WIDTH, HEIGHT, &enc), 0);
+	EXPECT_STREQ(enc.device, self->vicodec);
+	EXPECT_EQ(enc.object, 1);
+	ci.negotiated = &n;
+	ci.participants = &enc;
+	ci.num_participants = 1;
+	EXPECT_FAILS(llmem_frames_create(self->s, &ci, &frames), -ENOTSUP);
+	snprintf(want, sizeof(want),
+		 "frame 0: %s refuses the frame: it sets pitch 1280, not 1536, for buffer 0",
+		 enc.name);
+	EXPECT_STREQ(llmem_last_error(), want);
+
+	/* Made for vivid and the engine on llmem.ko's pages, the same frames
+	 * fail vicodec's check when it is asked. */
+	ci.participants = ps;
+	ci.num_participants = 2;
+	ci.count = 3;
+	ci.backend = LLMEM_BACKEND_LLMEM_DMABUF;
+	ASSERT_EQ(llmem_frames_create(self->s, &ci, &frames), 0) TH_LOG("%s", llmem_last_error());
+	ASSERT_EQ(llmem_frames_count(frames), 3);
+	EXPECT_FAILS(llmem_frames_check(frames, &enc, 1), -ENOTSUP);
+	EXPECT_STREQ(llmem_last_error(), want);
+
+	/* Each frame is a DMA-BUF of llmem.ko's over its own bytes of the
+	 * shared page, scattered: llmem.ko's contiguous pages refuse them. */
+	ASSERT_EQ(llmem_frames_get(frames, 2, &f), 0);
+	EXPECT_EQ(f.num_fds, 1);
+	EXPECT_EQ(f.size[0] % 4096, 0);
+	EXPECT_GE(f.size[0], 1536ull * HEIGHT);
+	ASSERT_EQ(llmem_dmabuf_query(f.fd[0], &st), 0);
+	EXPECT_TRUE(st.flags & LLMEM_DMABUF_EXPORTED_BY_LLMEM);
+	EXPECT_FALSE(st.flags & LLMEM_DMABUF_CONTIGUOUS);
+	ASSERT_EQ(llmem_participant_llmem_contiguous(&contig), 0);
+	EXPECT_FAILS(llmem_frames_check(frames, &contig, 1), -ENOTSUP);
+	snprintf(want, sizeof(want), "frame 0: %s refuses the frame: buffer 0 is scattered",
+		 contig.name);
+	EXPECT_STREQ(llmem_last_error(), want);
+
+	/* A statement without its device is not asked; one whose device
+	 * string fills its array is refused. */
+	peer = enc;
+	memset(peer.device, 0, sizeof(peer.device));
+	EXPECT_EQ(llmem_frames_check(frames, &peer, 1), 0) TH_LOG("%s", llmem_last_error());
+	memset(peer.device, 'x', sizeof(peer.device));
+	EXPECT_FAILS(llmem_frames_check(frames, &peer, 1), -EINVAL);
+	EXPECT_STREQ(llmem_last_error(),
+		     "frames check: participant 0: a name or device without its NUL");
+	llmem_frames_destroy(frames);
 }
 
 /*
