@@ -121,13 +121,33 @@ static uint64_t fnv1a(uint64_t h, const uint8_t *p, size_t len)
 	return h;
 }
 
+/* The encoder the frames go to, and what its OUTPUT queue takes. */
+static int find_encoder(struct llmem_participant *queue)
+{
+	struct llmem_codec_find_info fi = { .kind = LLMEM_CODEC_ENCODER,
+					    .coded_fourcc = V4L2_PIX_FMT_FWHT,
+					    .raw_fourcc = V4L2_PIX_FMT_YUYV };
+	char path[64];
+	int ret = 0;
+
+	if (args.encoder)
+		snprintf(path, sizeof(path), "%s", args.encoder);
+	else
+		ret = llmem_codec_find(&fi, path, sizeof(path));
+	if (!ret)
+		ret = llmem_participant_v4l2(path, 1, args.size[0], args.size[1], queue);
+	return ret ? fail(ret, "what the encoder takes") : 0;
+}
+
 /*
  * The camera's frames, each captured at least once: the camera streams
  * until every buffer came back filled, then stops, and the buffers keep
- * what it wrote last.  No conversion: only the encoder reads them.
+ * what it wrote last.  No conversion: only the encoder reads them, and
+ * they are laid out for its OUTPUT queue (negotiate.h).
  */
 static int capture(struct bench *b)
 {
+	struct llmem_participant encoder_queue;
 	struct llmem_camera_create_info cci = {
 		.device = args.device,
 		.fourcc = V4L2_PIX_FMT_YUYV,
@@ -135,10 +155,15 @@ static int capture(struct bench *b)
 		.height = args.size[1],
 		.input = (uint32_t)args.input,
 		.flags = LLMEM_CAMERA_CONVERT_LATER | (args.input_given ? LLMEM_CAMERA_INPUT : 0),
+		.participants = &encoder_queue,
+		.num_participants = 1,
 	};
 	uint32_t seen = 0, all;
 	int ret;
 
+	ret = find_encoder(&encoder_queue);
+	if (ret)
+		return ret;
 	ret = llmem_camera_open(b->session, &cci, &b->cam);
 	if (ret)
 		return fail(ret, "open camera");

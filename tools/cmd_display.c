@@ -165,6 +165,7 @@ static int open_source(struct run *r)
 	};
 	struct display_decode_args da = {
 		.file = args.decode,
+		.display = args.display,
 		.decoder = args.decoder,
 		.frames = args.frames_given ? args.frames : 0,
 	};

@@ -32,6 +32,7 @@ static const struct cli_choice negotiate_formats[] = {
 static const struct cli_choice usages[] = {
 	{ "storage", LLMEM_VULKAN_USAGE_STORAGE },
 	{ "transfer", LLMEM_VULKAN_USAGE_TRANSFER },
+	{ "sampled", LLMEM_VULKAN_USAGE_SAMPLED },
 	{ 0 },
 };
 

@@ -17,6 +17,7 @@
 #include <drm_fourcc.h>
 
 #include <llmem/codec.h>
+#include <llmem/display.h>
 #include <llmem/error.h>
 #include <llmem/memory.h>
 
@@ -179,13 +180,15 @@ int display_decode_open(struct llmem_session *session, const struct display_deco
 			struct display_source **out)
 {
 	struct decode_source *d = calloc(1, sizeof(*d));
+	struct llmem_participant plane;
 	struct llmem_decoder_create_info dci = {
 		.device = args->decoder,
 		.frames = FRAME_BUFS,
 		.flags = LLMEM_DECODER_CONVERT | LLMEM_DECODER_SHARED_RGBA,
 		.rgba_fourcc = DRM_FORMAT_XRGB8888,
 		.rgba_buffers = RGBA_BUFS,
-		.rgba_pitch_alignment = DISPLAY_PITCH_ALIGNMENT,
+		.rgba_participants = &plane,
+		.num_rgba_participants = 1,
 	};
 	struct llmem_bitstream_info src;
 	int ret;
@@ -197,6 +200,10 @@ int display_decode_open(struct llmem_session *session, const struct display_deco
 	d->base = (struct display_source){ .ops = &decode_ops, .key = "decoder" };
 	d->path = args->file;
 	ret = llmem_bitstream_open_fwht(args->file, &d->source);
+	/* The frames shown, decoded or converted, are laid out for the plane
+	 * that scans them out. */
+	if (!ret)
+		ret = llmem_participant_kms_plane(args->display, 0, &plane);
 	if (!ret) {
 		llmem_bitstream_get_info(d->source, &src);
 		d->base.width = src.width;

@@ -103,6 +103,9 @@ int display_camera_open(struct llmem_session *session, const struct display_came
 struct display_decode_args {
 	/* The FWHT bitstream. */
 	const char *file;
+	/* The KMS card the frames are shown on (NULL: the one the display
+	 * takes), whose primary plane the RGBA frames are laid out for. */
+	const char *display;
 	/* The decoder's node; NULL for the first FWHT decoder. */
 	const char *decoder;
 	/* At most this many frames; 0 for the whole stream. */

@@ -741,6 +741,15 @@ enum llmem_decoder_flags {
  * @rgba_buffers: at most LLMEM_DECODER_MAX_RGBA_BUFFERS; 0 for 1.
  * @rgba_pitch_alignment: every RGBA row's pitch a multiple of this (a
  *	power of two); 0 for no demand.
+ * @num_rgba_participants: entries of @rgba_participants, at most
+ *	LLMEM_NEGOTIATE_MAX_PARTICIPANTS - 2.
+ * @rgba_participants: who else takes the RGBA frames (a KMS plane that
+ *	scans them out: negotiate.h); copied.  The RGBA frames are laid out
+ *	at each format followed for them, the device's conversion that writes
+ *	them and @rgba_pitch_alignment together, and a stream decoded into
+ *	the RGBA format is handed out as it is only where its layout meets
+ *	every one of their demands; the open fails, naming who refuses, where
+ *	they share nothing.  NULL with 0 for none.
  */
 struct llmem_decoder_create_info {
 	struct llmem_bitstream *source;
@@ -753,6 +762,8 @@ struct llmem_decoder_create_info {
 	uint32_t rgba_fourcc;
 	uint32_t rgba_buffers;
 	uint32_t rgba_pitch_alignment;
+	uint32_t num_rgba_participants;
+	const struct llmem_participant *rgba_participants;
 };
 
 /**

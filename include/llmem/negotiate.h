@@ -264,13 +264,27 @@ struct llmem_negotiated_frame {
 enum llmem_vulkan_usage {
 	LLMEM_VULKAN_USAGE_STORAGE = 1, /* read and written by shaders (the conversions) */
 	LLMEM_VULKAN_USAGE_TRANSFER = 2, /* copied and filled */
+	/* Sampled as an image made over the frame's memory (a renderer
+	 * reading a camera's frame as a texture). */
+	LLMEM_VULKAN_USAGE_SAMPLED = 3,
 };
 
 /**
- * llmem_participant_vulkan() - what the session's device takes in a buffer
- * for @usage: the formats the library's shaders read or write, the device's
- * storage-offset and copy-pitch alignments (reported limits), and the
- * shaders' own 32-bit words (assumed).
+ * llmem_participant_vulkan() - what the session's device takes of a frame
+ * for @usage.
+ *
+ * Storage (the conversion shaders, each plane bound as a storage buffer):
+ * the formats the library's shaders read or write (assumed), plane offsets
+ * at minStorageBufferOffsetAlignment and at most maxStorageBufferRange
+ * bytes (reported), pitches of 32-bit words (assumed).  Transfer (copies
+ * and fills): any format, pitches at optimalBufferCopyRowPitchAlignment and
+ * offsets at optimalBufferCopyOffsetAlignment (reported).  Sampled (an
+ * image over the frame's memory): the fourccs whose Vulkan format can be
+ * sampled, each with the modifiers that sample it from
+ * VK_EXT_image_drm_format_modifier where the device has it (reported,
+ * at most LLMEM_NEGOTIATE_MAX_MODIFIERS, linear first), else linear where
+ * the format's linear tiling samples (reported); no pitch or offset
+ * demand, which Vulkan has no query for.
  *
  * Return: 0; -EINVAL for NULL arguments or an unknown usage.
  */

@@ -106,8 +106,9 @@ int llmem_frames_get(const struct llmem_frames *frames, uint32_t index,
  * again, the format stays.  A capture queue that another file streams from
  * answers EBUSY: check before streaming.  A KMS plane: the frame's fds
  * imported (PRIME) and a framebuffer made of them (ADDFB2), then removed.
- * The Vulkan device: each fd imported into Vulkan and a buffer of the
- * usage bound over it.  llmem.ko's contiguous pages: each fd asked
+ * The Vulkan device for storage or transfer: each fd imported into Vulkan
+ * and a buffer of the usage bound over it (for sampling it is not asked:
+ * llmem makes no image over a DMA-BUF at a layout).  llmem.ko's contiguous pages: each fd asked
  * (llmem_dmabuf_query()) whether its pages are contiguous.  The CPU, and
  * statements without a device (the caller's own, a peer's), are not asked.
  *

@@ -76,7 +76,12 @@ static int takes(struct llmem_session *s, const struct llmem_participant *p,
 	case LLMEM_PARTICIPANT_KMS_PLANE:
 		return p->device[0] ? llmem_kms_plane_takes(p, f) : 0;
 	case LLMEM_PARTICIPANT_VULKAN:
-		return p->object ? vulkan_takes(s, p, f) : 0;
+		/* An image over a DMA-BUF at a layout is not made by llmem:
+		 * the sampled usage is stated, not asked. */
+		return p->object == LLMEM_VULKAN_USAGE_STORAGE ||
+				       p->object == LLMEM_VULKAN_USAGE_TRANSFER
+			       ? vulkan_takes(s, p, f)
+			       : 0;
 	case LLMEM_PARTICIPANT_LLMEM_CONTIGUOUS:
 		return contiguous(p, f);
 	default:

@@ -24,6 +24,7 @@
 
 #include "base/error.h"
 #include "video/camera.h"
+#include "video/negotiation.h"
 #include "video/v4l2.h"
 
 #define FLAGS_MASK                                                               \
@@ -130,36 +131,6 @@ static int check_info(const struct llmem_camera_create_info *ci)
 	return 0;
 }
 
-/*
- * One layout of @fourcc (DRM) at @width x @height for the device's
- * conversion, @first (the camera's queue, or none) and the caller's
- * participants: the merged statement of all of them.
- */
-static int negotiate(struct llmem_camera *c, const struct llmem_participant *first,
-		     const struct llmem_participant *extra, uint32_t count,
-		     uint32_t pitch_alignment, uint32_t fourcc, uint32_t width, uint32_t height,
-		     struct llmem_negotiated *out)
-{
-	struct llmem_participant ps[LLMEM_NEGOTIATE_MAX_PARTICIPANTS];
-	struct llmem_negotiate_request req = {
-		.width = width, .height = height, .fourccs = &fourcc, .num_fourccs = 1
-	};
-	uint32_t n = 0;
-	int ret;
-
-	if (first)
-		ps[n++] = *first;
-	if (pitch_alignment) {
-		ps[n] = (struct llmem_participant){ .kind = LLMEM_PARTICIPANT_OTHER };
-		snprintf(ps[n].name, sizeof(ps[n].name), "the camera's RGBA pitch alignment");
-		ps[n++].constraints.pitch_alignment = pitch_alignment;
-	}
-	ret = llmem_participant_vulkan(c->session, LLMEM_VULKAN_USAGE_STORAGE, &ps[n++]);
-	for (uint32_t i = 0; !ret && i < count; i++)
-		ps[n++] = extra[i];
-	return ret ? ret : llmem_negotiate(ps, n, &req, out);
-}
-
 /* The captured frames' format: the driver's, or the layout negotiated
  * with the participants, the camera asked for its pitch. */
 static int set_format(struct llmem_camera *c, const struct llmem_camera_create_info *ci,
@@ -176,8 +147,8 @@ static int set_format(struct llmem_camera *c, const struct llmem_camera_create_i
 	}
 	ret = llmem_participant_v4l2(c->info.device, 0, width, height, &queue);
 	if (!ret)
-		ret = negotiate(c, &queue, ci->participants, ci->num_participants, 0, drm, width,
-				height, &n);
+		ret = llmem_video_negotiate(c->session, &queue, NULL, 0, ci->participants,
+					    ci->num_participants, drm, width, height, &n);
 	if (!ret)
 		ret = llmem_v4l2_set_format_pitch(c->dev, fourcc, width, height, n.layout.pitch[0],
 						  &c->info.format);
@@ -217,9 +188,10 @@ static int setup(struct llmem_camera *c, const struct llmem_camera_create_info *
 	}
 	ret = set_format(c, ci, fourcc, width, height);
 	if (!ret && ci->num_rgba_participants) {
-		ret = negotiate(c, NULL, ci->rgba_participants, ci->num_rgba_participants,
-				ci->rgba_pitch_alignment, rgba_fourcc, width, height,
-				&rgba_negotiated);
+		ret = llmem_video_negotiate(c->session, NULL, "the camera's RGBA pitch alignment",
+					    ci->rgba_pitch_alignment, ci->rgba_participants,
+					    ci->num_rgba_participants, rgba_fourcc, width, height,
+					    &rgba_negotiated);
 		c->info.rgba_layout = rgba_negotiated.layout;
 	} else if (!ret) {
 		ret = llmem_frame_layout_init(rgba_fourcc, width, height, &rgba,

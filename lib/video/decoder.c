@@ -24,6 +24,7 @@
 #include "base/export.h"
 #include "video/codec.h"
 #include "video/decoder.h"
+#include "video/negotiation.h"
 
 static bool power_of_two(uint32_t v)
 {
@@ -59,7 +60,32 @@ static int check_info(const struct llmem_decoder_create_info *ci)
 				   "decoder open: RGBA pitch alignment %u is no power "
 				   "of two",
 				   ci->rgba_pitch_alignment);
+	if ((ci->num_rgba_participants && !ci->rgba_participants) ||
+	    ci->num_rgba_participants > LLMEM_NEGOTIATE_MAX_PARTICIPANTS - 2)
+		return llmem_error(-EINVAL, "decoder open: %u RGBA participants%s; at most %u",
+				   ci->num_rgba_participants,
+				   ci->rgba_participants ? "" : " at NULL",
+				   LLMEM_NEGOTIATE_MAX_PARTICIPANTS - 2);
 	return 0;
+}
+
+/* The RGBA participants take a layout at the stream's first size, or the
+ * open fails naming who refuses: the real one is laid out at each format
+ * followed (decoder_frames.c). */
+static int check_rgba_participants(struct llmem_decoder *d, const struct llmem_bitstream_info *src)
+{
+	uint32_t fourcc = d->ci.rgba_fourcc ? d->ci.rgba_fourcc : DRM_FORMAT_ABGR8888;
+	struct llmem_negotiated n;
+
+	if (!d->ci.num_rgba_participants)
+		return 0;
+	memcpy(d->rgba_participants, d->ci.rgba_participants,
+	       d->ci.num_rgba_participants * sizeof(*d->rgba_participants));
+	d->ci.rgba_participants = d->rgba_participants;
+	return llmem_video_negotiate(d->session, NULL, "the decoder's RGBA pitch alignment",
+				     d->ci.rgba_pitch_alignment, d->rgba_participants,
+				     d->ci.num_rgba_participants, fourcc, src->width, src->height,
+				     &n);
 }
 
 static int open_node(struct llmem_decoder *d, const struct llmem_bitstream_info *src)
@@ -138,7 +164,9 @@ LLMEM_PUBLIC int llmem_decoder_open(struct llmem_session *session,
 	d->ci.rgba_buffers = info->rgba_buffers ? info->rgba_buffers : 1;
 	d->info.frames = d->ci.frames;
 	d->info.flags = d->ci.flags;
-	ret = open_node(d, &src);
+	ret = check_rgba_participants(d, &src);
+	if (!ret)
+		ret = open_node(d, &src);
 	if (!ret)
 		ret = setup_bitstream(d, &src);
 	if (ret) {

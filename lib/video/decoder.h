@@ -20,6 +20,8 @@ struct llmem_decoder {
 	struct llmem_bitstream *source;
 	uint32_t units; /* in the source */
 	struct llmem_decoder_create_info ci;
+	/* The caller's RGBA participants, copied (ci points here). */
+	struct llmem_participant rgba_participants[LLMEM_NEGOTIATE_MAX_PARTICIPANTS - 2];
 	struct llmem_decoder_info info;
 	struct codec_memory bits[LLMEM_CODEC_MAX_BITSTREAM_BUFFERS];
 	uint32_t bits_free; /* bitmask of the bitstream slots not in the decoder */

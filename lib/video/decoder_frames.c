@@ -20,6 +20,7 @@
 
 #include "base/error.h"
 #include "video/decoder.h"
+#include "video/negotiation.h"
 #include "video/v4l2.h"
 
 static bool listed(uint32_t fourcc, const uint32_t *list, size_t n)
@@ -145,14 +146,35 @@ static int alloc_frames(struct llmem_decoder *d)
  * none where the stream is decoded into the RGBA format itself, or into one
  * the shaders do not read (the info's flags lose the conversion then).
  */
+/* Whether the decoded frames, in @fourcc, meet every demand on the RGBA
+ * frames: they are handed out as they are then. */
+static bool decoded_is_rgba(const struct llmem_decoder_info *info, uint32_t fourcc,
+			    const struct llmem_negotiated *n)
+{
+	const struct llmem_constraints *c = &n->constraints;
+	const struct llmem_frame_layout *l = &info->layout;
+
+	return l->num_planes && l->fourcc == fourcc &&
+	       (!c->pitch_alignment || !(l->pitch[0] % c->pitch_alignment)) &&
+	       (!c->pitch || l->pitch[0] == c->pitch) &&
+	       (!c->max_pitch || l->pitch[0] <= c->max_pitch) && l->size >= n->layout.size;
+}
+
+/*
+ * The conversion's RGBA buffers where the shaders read the decoded format;
+ * none where the stream is decoded into the RGBA format itself, or into one
+ * the shaders do not read (the info's flags lose the conversion then).
+ * Their layout is negotiated for the conversion, the pitch alignment and
+ * the participants the caller gave.
+ */
 static int alloc_rgba(struct llmem_decoder *d)
 {
 	struct llmem_decoder_info *info = &d->info;
 	uint32_t fourcc = d->ci.rgba_fourcc ? d->ci.rgba_fourcc : DRM_FORMAT_ABGR8888;
-	struct llmem_frame_constraints c = { .pitch_alignment = d->ci.rgba_pitch_alignment };
 	bool shared = d->ci.flags & LLMEM_DECODER_SHARED_RGBA;
 	bool readable =
 		info->layout.fourcc == DRM_FORMAT_YUYV || info->layout.fourcc == DRM_FORMAT_NV12;
+	struct llmem_negotiated n;
 	int ret;
 
 	info->flags = d->ci.flags;
@@ -160,8 +182,13 @@ static int alloc_rgba(struct llmem_decoder *d)
 	memset(&info->rgba_layout, 0, sizeof(info->rgba_layout));
 	if (!(d->ci.flags & LLMEM_DECODER_CONVERT))
 		return 0;
-	if (info->layout.num_planes && info->layout.fourcc == fourcc &&
-	    (!c.pitch_alignment || !(info->layout.pitch[0] & (c.pitch_alignment - 1)))) {
+	ret = llmem_video_negotiate(d->session, NULL, "the decoder's RGBA pitch alignment",
+				    d->ci.rgba_pitch_alignment, d->ci.rgba_participants,
+				    d->ci.num_rgba_participants, fourcc, info->format.width,
+				    info->format.height, &n);
+	if (ret)
+		return ret;
+	if (decoded_is_rgba(info, fourcc, &n)) {
 		d->rgba_is_decoded = true;
 		info->rgba_layout = info->layout;
 		info->rgba_buffers = info->frames;
@@ -171,8 +198,7 @@ static int alloc_rgba(struct llmem_decoder *d)
 		info->flags &= ~(uint32_t)LLMEM_DECODER_CONVERT;
 		return 0;
 	}
-	ret = llmem_frame_layout_init(fourcc, info->format.width, info->format.height, &c,
-				      &info->rgba_layout);
+	info->rgba_layout = n.layout;
 	for (uint32_t i = 0; !ret && i < d->ci.rgba_buffers; i++)
 		ret = llmem_codec_memory_alloc(d->session, d->ci.backend, info->rgba_layout.size,
 					       shared, "rgba", &d->rgba[i]);

@@ -5,7 +5,8 @@
  * 6.12), vivid, vicodec and vkms.  Exports (a buffer, a range of its own, a
  * frame both ways, a page, a sync_file), imports (a DMA-BUF, a page from
  * another process's socket, and the send that gives it), and the opening
- * of a V4L2 node, a camera (and its start), a codec and a display.  Each
+ * of a V4L2 node, a camera (and its start), a codec and a display, and
+ * frames of a negotiated layout tried on the Vulkan device.  Each
  * failure must give the injected errno, no handle, and leave no object,
  * page, mapped page, fd or mapping behind.  The calls that need none of
  * this are looped on the host (tests/vulkan/fault_test.c) and not again
@@ -410,6 +411,51 @@ TEST_F_TIMEOUT(fault_vm, codec_and_display, 600)
 	TH_LOG("the rig loads vicodec: %s", llmem_last_error());
 	EXPECT_GT(fault_loop(_metadata, &codec, self), 0);
 	EXPECT_GT(fault_loop(_metadata, &display, self), 0);
+}
+
+static int run_frames(void *ctx, void **out)
+{
+	struct llmem_participant vulkan;
+	struct llmem_negotiate_request r = { .width = 64, .height = 64 };
+	struct llmem_negotiated n;
+	fault_t *f = ctx;
+	int ret = llmem_participant_vulkan(f->s, LLMEM_VULKAN_USAGE_STORAGE, &vulkan);
+
+	if (!ret)
+		ret = llmem_negotiate(&vulkan, 1, &r, &n);
+	if (!ret)
+		ret = llmem_frames_create(f->s,
+					  &(struct llmem_frames_create_info){
+						  .negotiated = &n,
+						  .participants = &vulkan,
+						  .num_participants = 1,
+						  .flags = LLMEM_FRAMES_CHECK,
+						  .backend = LLMEM_BACKEND_LLMEM_DMABUF,
+					  },
+					  (struct llmem_frames **)out);
+	return ret;
+}
+
+static void undo_frames(void *ctx, void *obj)
+{
+	llmem_frames_destroy(obj);
+}
+
+/*
+ * Frames of a negotiated layout on llmem.ko's pages, each range exported
+ * and imported again by the Vulkan device that checks them.  Their memory
+ * probes its backend as the camera's does (above): a failure there is
+ * -ENOTSUP, which llmem_memory_create() documents.
+ */
+TEST_F_TIMEOUT(fault_vm, frames, 600)
+{
+	struct fault_op op = { .name = "llmem_frames_create",
+			       .run = run_frames,
+			       .undo = undo_frames,
+			       .state = state,
+			       .also = -ENOTSUP };
+
+	EXPECT_GT(fault_loop(_metadata, &op, self), 0);
 }
 
 TEST_HARNESS_MAIN

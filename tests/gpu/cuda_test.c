@@ -4,7 +4,9 @@
  * into CUDA, data crossing both ways.  Suite 'gpu': run by hand on the
  * NVIDIA machine (`tests/runner --suite gpu`), never in CI.
  */
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <llmem/cuda.h>
 #include <llmem/llmem.h>
@@ -165,6 +167,57 @@ TEST_F(cuda, import_needs_opaque_fd_memory)
 	EXPECT_EQ(llmem_cuda_import_page(self->cu, m, page, &cm), -ENOTSUP);
 	EXPECT_EQ(cm, NULL);
 	EXPECT_EQ(llmem_memory_destroy(m), 0);
+}
+
+/*
+ * What CUDA states to a negotiation, from the driver: texture and pitch
+ * alignments that are powers of two, linear 2D bounds past any frame the
+ * library lays out; merged with the Vulkan device for the shaders, every
+ * pitch and plane offset of the result meets both, and an exact pitch off
+ * CUDA's alignment is refused naming CUDA.
+ */
+TEST_F(cuda, participant_states_the_drivers_facts)
+{
+	struct llmem_negotiate_request r = { .width = 1000, .height = 500 };
+	struct llmem_participant ps[3] = { 0 };
+	const struct llmem_constraints *c = &ps[0].constraints;
+	struct llmem_negotiated n;
+
+	ASSERT_EQ(llmem_participant_cuda(self->cu, &ps[0]), 0) TH_LOG("%s", llmem_last_error());
+	TH_LOG("%s: plane alignment %u, pitch alignment %u, at most %ux%u, pitch %u", ps[0].name,
+	       c->plane_alignment, c->pitch_alignment, c->max_width, c->max_height, c->max_pitch);
+	EXPECT_EQ(ps[0].kind, LLMEM_PARTICIPANT_CUDA);
+	EXPECT_EQ(ps[0].num_formats, 0);
+	EXPECT_EQ(c->probed | c->assumed, 0);
+	ASSERT_GT(c->plane_alignment, 0);
+	ASSERT_GT(c->pitch_alignment, 0);
+	EXPECT_EQ(c->plane_alignment & (c->plane_alignment - 1), 0);
+	EXPECT_EQ(c->pitch_alignment & (c->pitch_alignment - 1), 0);
+	EXPECT_GE(c->max_width, 8192);
+	EXPECT_GE(c->max_height, 8192);
+	EXPECT_GE(c->max_pitch, 8192 * 4);
+
+	ASSERT_EQ(llmem_participant_vulkan(self->s, LLMEM_VULKAN_USAGE_STORAGE, &ps[1]), 0);
+	ASSERT_EQ(llmem_negotiate(ps, 2, &r, &n), 0) TH_LOG("%s", llmem_last_error());
+	for (uint32_t p = 0; p < n.layout.num_planes; p++) {
+		EXPECT_EQ(n.layout.pitch[p] % c->pitch_alignment, 0);
+		EXPECT_EQ(n.layout.offset[p] % c->plane_alignment, 0);
+		EXPECT_EQ(n.layout.offset[p] % ps[1].constraints.plane_alignment, 0);
+	}
+
+	/* A queue whose only pitch is half an alignment off CUDA's (YUYV's
+	 * rows here are 2000 bytes). */
+	snprintf(ps[2].name, sizeof(ps[2].name), "a queue of exact pitch");
+	ps[2].kind = LLMEM_PARTICIPANT_OTHER;
+	ps[2].constraints.pitch =
+		(2000 + c->pitch_alignment - 1) / c->pitch_alignment * c->pitch_alignment +
+		c->pitch_alignment / 2;
+	ps[2].constraints.pitch_alignment = 0;
+	EXPECT_EQ(llmem_negotiate(ps, 3, &r, &n), -ENOTSUP);
+	EXPECT_NE(strstr(llmem_last_error(), ps[0].name), NULL) TH_LOG("%s", llmem_last_error());
+
+	EXPECT_EQ(llmem_participant_cuda(NULL, &ps[0]), -EINVAL);
+	EXPECT_EQ(llmem_participant_cuda(self->cu, NULL), -EINVAL);
 }
 
 TEST_HARNESS_MAIN

@@ -140,6 +140,12 @@ TEST_F(codec_object_args, encoder_null)
 /* The decoder's choices, and its source, are checked before any device. */
 TEST_F(codec_object_args, decoder_open_checks_its_choices)
 {
+	struct llmem_participant participants[LLMEM_NEGOTIATE_MAX_PARTICIPANTS] = {
+		{ .name = "an XR24-only plane",
+		  .kind = LLMEM_PARTICIPANT_OTHER,
+		  .num_formats = 1,
+		  .formats = { { .fourcc = DRM_FORMAT_XRGB8888, .source = LLMEM_FACT_REPORTED } } },
+	};
 	struct llmem_decoder_create_info ci = { .source = self->source };
 	struct llmem_decoder *d;
 
@@ -173,6 +179,19 @@ TEST_F(codec_object_args, decoder_open_checks_its_choices)
 						 .rgba_pitch_alignment = 48 };
 	expect_decoder_refused(_metadata, self->s, &ci, -EINVAL,
 			       "RGBA pitch alignment 48 is no power of two");
+	ci = (struct llmem_decoder_create_info){ .source = self->source,
+						 .flags = LLMEM_DECODER_CONVERT,
+						 .num_rgba_participants = 1 };
+	expect_decoder_refused(_metadata, self->s, &ci, -EINVAL,
+			       "1 RGBA participants at NULL; at most 14");
+	ci.rgba_participants = participants;
+	ci.num_rgba_participants = LLMEM_NEGOTIATE_MAX_PARTICIPANTS - 1;
+	expect_decoder_refused(_metadata, self->s, &ci, -EINVAL,
+			       "15 RGBA participants; at most 14");
+	/* Before any device is asked: the RGBA frames' participants must share
+	 * a layout with the conversion. */
+	ci.num_rgba_participants = 1;
+	expect_decoder_refused(_metadata, self->s, &ci, -ENOTSUP, "an XR24-only plane has no AB24");
 }
 
 /* A device that is missing or no decoder is refused by its path, and the

@@ -1169,6 +1169,8 @@ TEST_F(vulkan, statements)
 	EXPECT_FAILS(llmem_participant_vulkan(self->s, LLMEM_VULKAN_USAGE_STORAGE, NULL), -EINVAL);
 	EXPECT_FAILS(llmem_participant_vulkan(self->s, 7, &self->storage), -EINVAL);
 	EXPECT_STREQ(llmem_last_error(), "Vulkan participant: usage 7");
+	EXPECT_FAILS(llmem_participant_vulkan(self->s, 0, &self->storage), -EINVAL);
+	EXPECT_STREQ(llmem_last_error(), "Vulkan participant: usage 0");
 }
 
 /* 1080p YUYV for the shaders, the CPU and llmem.ko's contiguous pages. */
@@ -1226,6 +1228,56 @@ TEST_F(vulkan, storage_and_display_plane)
 					    .constraints = { .pitch_alignment = 64 } };
 	ASSERT_EQ(5120 % self->transfer.constraints.pitch_alignment, 0);
 	expect_row(_metadata, ps, 3, &r);
+}
+
+/*
+ * Sampling: the fourccs whose images the device samples, each with its
+ * modifiers (reported).  Without VK_EXT_image_drm_format_modifier (lavapipe)
+ * linear alone, where the format's linear tiling samples: XRGB8888's
+ * B8G8R8A8 always does.  With a plane that scans out X-tiled or linear
+ * XRGB8888, the linear layout both take.
+ */
+TEST_F(vulkan, sampled)
+{
+	struct llmem_participant ps[2];
+	struct llmem_session_info info;
+	const struct llmem_format_caps *xrgb = NULL;
+	const struct row r = { .width = 1280,
+			       .height = 720,
+			       .fourcc = DRM_FORMAT_XRGB8888,
+			       .pitch = { 5120 },
+			       .size = 5120 * 720 };
+
+	ASSERT_EQ(llmem_session_get_info(self->s, &info), 0);
+	ASSERT_EQ(llmem_participant_vulkan(self->s, LLMEM_VULKAN_USAGE_SAMPLED, &ps[0]), 0);
+	EXPECT_EQ(strncmp(ps[0].name, "Vulkan sampled (", 16), 0);
+	EXPECT_EQ(ps[0].object, LLMEM_VULKAN_USAGE_SAMPLED);
+	EXPECT_EQ(ps[0].constraints.pitch_alignment, 0);
+	EXPECT_EQ(ps[0].constraints.plane_alignment, 0);
+	for (uint32_t i = 0; i < ps[0].num_formats; i++) {
+		const struct llmem_format_caps *f = &ps[0].formats[i];
+
+		EXPECT_EQ(f->source, LLMEM_FACT_REPORTED);
+		ASSERT_GE(f->num_modifiers, 1);
+		EXPECT_LE(f->num_modifiers, LLMEM_NEGOTIATE_MAX_MODIFIERS);
+		if (!(info.caps & LLMEM_CAP_DRM_FORMAT_MODIFIERS)) {
+			EXPECT_EQ(f->num_modifiers, 1);
+			EXPECT_EQ(f->modifiers[0], DRM_FORMAT_MOD_LINEAR);
+		}
+		if (f->fourcc == DRM_FORMAT_XRGB8888)
+			xrgb = f;
+	}
+	ASSERT_NE(xrgb, NULL);
+	ps[1] = (struct llmem_participant){
+		.name = "a tiling plane",
+		.num_formats = 1,
+		.formats = { { .fourcc = DRM_FORMAT_XRGB8888,
+			       .num_modifiers = 2,
+			       .modifiers = { I915_FORMAT_MOD_X_TILED, DRM_FORMAT_MOD_LINEAR } } },
+	};
+	/* Linear comes first where it samples at all. */
+	ASSERT_EQ(xrgb->modifiers[0], DRM_FORMAT_MOD_LINEAR);
+	expect_row(_metadata, ps, 2, &r);
 }
 
 /* A codec of a format the shaders do not touch: refused by name. */

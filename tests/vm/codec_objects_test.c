@@ -726,6 +726,9 @@ FIXTURE_VARIANT(decoder)
 	uint32_t flags;
 	uint32_t rgba_buffers;
 	uint32_t rgba_pitch_alignment;
+	/* An engine that takes the RGBA frames with rows of a multiple of
+	 * this many bytes, given as a participant; 0 for none. */
+	uint32_t rgba_engine_alignment;
 	uint32_t backend;
 };
 
@@ -739,6 +742,13 @@ FIXTURE_VARIANT_ADD(decoder, nv12_convert_two_shared_padded){
 	.flags = LLMEM_DECODER_CONVERT | LLMEM_DECODER_SHARED_RGBA,
 	.rgba_buffers = 2,
 	.rgba_pitch_alignment = 1024,
+};
+
+/* RGBA frames laid out for an engine that reads rows of 768 bytes at a
+ * time: negotiated with the conversion, which keeps 32-bit words. */
+FIXTURE_VARIANT_ADD(decoder, nv12_convert_for_an_engine){
+	.flags = LLMEM_DECODER_CONVERT | LLMEM_DECODER_SHARED_RGBA,
+	.rgba_engine_alignment = 768,
 };
 
 /* On llmem.ko's pages, whose holders llmem_dmabuf_query() sees. */
@@ -835,6 +845,8 @@ static void open_decoder(struct __test_metadata *_metadata, FIXTURE_DATA(decoder
 	struct llmem_codec_find_info fi = { .kind = LLMEM_CODEC_DECODER,
 					    .coded_fourcc = V4L2_PIX_FMT_FWHT,
 					    .driver = "vicodec" };
+	struct llmem_participant engine = { .name = "a 768-byte engine",
+					    .kind = LLMEM_PARTICIPANT_OTHER };
 	struct llmem_decoder_create_info ci = {
 		.fourcc = variant->fourcc,
 		.frames = frames,
@@ -842,6 +854,8 @@ static void open_decoder(struct __test_metadata *_metadata, FIXTURE_DATA(decoder
 		.rgba_buffers = variant->rgba_buffers,
 		.rgba_pitch_alignment = variant->rgba_pitch_alignment,
 		.backend = variant->backend,
+		.rgba_participants = &engine,
+		.num_rgba_participants = variant->rgba_engine_alignment ? 1 : 0,
 	};
 	char node[64], fmt_out[80];
 
@@ -854,6 +868,7 @@ static void open_decoder(struct __test_metadata *_metadata, FIXTURE_DATA(decoder
 	ASSERT_EQ(llmem_bitstream_open_fwht(self->path, &self->source), 0)
 	TH_LOG("%s", llmem_last_error());
 	ci.source = self->source;
+	engine.constraints.pitch_alignment = variant->rgba_engine_alignment;
 	ASSERT_EQ(llmem_decoder_open(self->s, &ci, &self->d), 0) TH_LOG("%s", llmem_last_error());
 }
 
@@ -960,7 +975,9 @@ TEST_F_TIMEOUT(decoder, decode_equals_v4l2_ctl, 300)
 		EXPECT_EQ(info.rgba_buffers, convert ? rgba_buffers : 0);
 	}
 	if (info.flags & LLMEM_DECODER_CONVERT) {
-		uint32_t align = variant->rgba_pitch_alignment ? variant->rgba_pitch_alignment : 1;
+		uint32_t align = variant->rgba_pitch_alignment	  ? variant->rgba_pitch_alignment
+				 : variant->rgba_engine_alignment ? variant->rgba_engine_alignment
+								  : 1;
 		struct llmem_dmabuf_region r;
 
 		EXPECT_EQ(info.rgba_layout.fourcc, DRM_FORMAT_ABGR8888);
