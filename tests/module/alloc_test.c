@@ -103,7 +103,7 @@ TEST_F(alloc, rounds_to_pages)
 /* Undefined flag bits are -EINVAL. */
 TEST_F(alloc, reserved_flags)
 {
-	struct llmem_alloc a = { .size = PAGE, .flags = 1U << 2 };
+	struct llmem_alloc a = { .size = PAGE, .flags = 1U << 3 };
 
 	ASSERT_EQ(xioctl(self->dev, LLMEM_IOC_ALLOC, &a), -EINVAL);
 	a.flags = 1U << 31;

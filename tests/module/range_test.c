@@ -625,7 +625,7 @@ TEST_F(range, past_end)
 /* Undefined flag bits are -EINVAL. */
 TEST_F(range, reserved_flags)
 {
-	struct llmem_export_range r = { .fd = self->parent, .size = PAGE, .flags = 1U << 1 };
+	struct llmem_export_range r = { .fd = self->parent, .size = PAGE, .flags = 1U << 2 };
 
 	ASSERT_EQ(xioctl(self->dev, LLMEM_IOC_EXPORT_RANGE, &r), -EINVAL);
 	r.flags = 1U << 31;
