@@ -6,8 +6,9 @@
  * physically contiguous) against the module's byte cap (its max_bytes
  * parameter), the dma_buf_ops an importer calls and the vm_ops of user
  * mappings, which count attachments, device mappings, pins and CPU mappings
- * for the tracker, LLMEM_IOC_ALLOC, and LLMEM_IOC_EXPORT_RANGE, which exports a page
- * range of a buffer as a buffer of its own over the same pages.
+ * for the tracker, LLMEM_IOC_ALLOC, and LLMEM_IOC_EXPORT_RANGE, which
+ * exports a page range of a buffer as a buffer of its own over the same
+ * pages.
  */
 #include <linux/atomic.h>
 #include <linux/dma-buf.h>
@@ -406,12 +407,15 @@ static void llmem_dma_buf_unpin(struct dma_buf_attachment *attachment)
 
 	dma_resv_assert_held(attachment->dmabuf->resv);
 	mutex_lock(&buf->lock);
-	if (!WARN_ON_ONCE(!a->pins) && !--a->pins) {
+	if (WARN_ON_ONCE(!a->pins))
+		goto out_unlock;
+	if (!--a->pins) {
 		buf->pinned--;
 		spin_lock(&root->spans_lock);
 		list_del(&a->pin_node);
 		spin_unlock(&root->spans_lock);
 	}
+out_unlock:
 	mutex_unlock(&buf->lock);
 }
 
