@@ -32,10 +32,11 @@
  * then llmem_buffer.lock, then the spans_lock of the buffer that allocated
  * its pages (a spinlock, taken alone by INFO too).
  *
- * The dma-buf core calls map_dma_buf and vmap with the reservation lock held
- * since 6.2, and with dmabuf->lock (vmap) or whatever the importer holds
- * (map_dma_buf) before.  So the dma_buf_ops callbacks take only the buffer's
- * own lock, innermost, and are correct under both.
+ * The dma-buf core calls map_dma_buf, vmap, pin and unpin with the
+ * reservation lock held since 6.2; 6.1 holds it around pin and unpin, around
+ * map_dma_buf only for a dynamic exporter, and calls vmap under dmabuf->lock.
+ * So the dma_buf_ops callbacks take only the buffer's own lock, innermost,
+ * and are correct under both.
  */
 
 /* Most bytes all llmem buffers may hold together (module parameter). */
@@ -64,6 +65,7 @@ extern atomic_long_t llmem_live_pages;
  * @vaddr: the kernel mapping while the core holds a vmap, else NULL
  * @device_maps: attachments currently mapped
  * @device_write_maps: those mapped in a direction that lets the device write
+ * @pinned: attachments holding at least one pin (a dynamic buffer's only)
  * @cpu_mmaps: user-space VMAs of the buffer
  * @owner: thread group id of the process that allocated or exported it
  * @contiguous: @pages are physically contiguous, in order
@@ -74,6 +76,9 @@ extern atomic_long_t llmem_live_pages;
  *               and of all its ranges mapped so that the device may write,
  *               each with the pages it covers, so that any of them can tell
  *               whether a device writes any of its pages
+ * @pin_spans: in the buffer that allocated the pages, the attachments of it
+ *             and of all its ranges holding a pin, each with the pages it
+ *             covers, so that any of them can tell whether a page is pinned
  */
 struct llmem_buffer {
 	struct dma_buf *dmabuf;
@@ -86,12 +91,14 @@ struct llmem_buffer {
 	void *vaddr;
 	unsigned int device_maps;
 	unsigned int device_write_maps;
+	unsigned int pinned;
 	atomic_t cpu_mmaps;
 	pid_t owner;
 	bool contiguous;
 	pgoff_t first;
 	spinlock_t spans_lock; /* see @spans_lock above */
 	struct list_head write_spans;
+	struct list_head pin_spans;
 };
 
 /**
@@ -138,14 +145,36 @@ static inline void llmem_assert_vmap_locked(struct dma_buf *dmabuf)
  * @dmabuf: the buffer whose attachment is being mapped or unmapped
  *
  * Since 6.2 the core maps and unmaps attachments under the reservation lock.
- * Before, importers called map_dma_buf holding whatever they held (nothing
- * for DRM PRIME import in 6.1): there is nothing to assert there.
+ * 6.1 does so for a dynamic exporter only (a buffer exported with
+ * LLMEM_ALLOC_DYNAMIC): dma_buf_map_attachment() and
+ * dma_buf_unmap_attachment() assert it, dma_buf_dynamic_attach() and
+ * dma_buf_detach() take it around a static importer's cached mapping.  For a
+ * static exporter 6.1's importers call map_dma_buf holding whatever they hold
+ * (nothing for DRM PRIME import), and there is nothing to assert.
  */
 static inline void llmem_assert_map_locked(struct dma_buf *dmabuf)
 {
 #ifdef LLMEM_VMAP_UNDER_RESV
 	dma_resv_assert_held(dmabuf->resv);
+#else
+	if (dma_buf_is_dynamic(dmabuf))
+		dma_resv_assert_held(dmabuf->resv);
 #endif
+}
+
+/**
+ * llmem_assert_unreserved() - assert the reservation lock is not held
+ * @dmabuf: the buffer whose callback is running
+ *
+ * Both kernels call attach, detach, begin_cpu_access and end_cpu_access
+ * without the reservation lock, and take it (or might_lock() it) themselves
+ * around them, so a caller holding it would deadlock; 6.2+'s locking
+ * convention (drivers/dma-buf/dma-buf.c, "Convention for exporters") lists
+ * them, with mmap, among the callbacks an exporter may take the lock in.
+ */
+static inline void llmem_assert_unreserved(struct dma_buf *dmabuf)
+{
+	lockdep_assert_not_held(&dmabuf->resv->lock.base);
 }
 
 /**
@@ -172,6 +201,7 @@ static inline int llmem_copy_out(void __user *uarg, const void *data,
 /* llmem_exporter.c */
 struct llmem_buffer *llmem_buffer_of(struct dma_buf *dmabuf);
 bool llmem_buffer_device_writes(struct llmem_buffer *buf);
+bool llmem_buffer_pinned(struct llmem_buffer *buf);
 long llmem_ioctl_alloc(struct file *file, void *data, void __user *uarg,
 		       unsigned int usize);
 long llmem_ioctl_export_range(struct file *file, void *data,

@@ -37,11 +37,17 @@ static void llmem_show_one(struct seq_file *m, struct dma_buf *dmabuf,
 			   info.device_write_maps, info.cpu_mmaps);
 	else
 		seq_puts(m, "    ?     ?     ? ");
-	seq_printf(m, "%5u %6u %8s %6s ", info.vmaps, info.fences,
+	seq_printf(m, "%5u %6u %8s %6s %7s ", info.vmaps, info.fences,
 		   !(info.known & LLMEM_KNOWN_MAPPABLE) ? "?" :
 		   info.state & LLMEM_STATE_MAPPABLE ? "yes" : "no",
 		   !(info.state & LLMEM_STATE_EXPORTED) ? "?" :
-		   info.state & LLMEM_STATE_CONTIGUOUS ? "yes" : "no");
+		   info.state & LLMEM_STATE_CONTIGUOUS ? "yes" : "no",
+		   info.state & LLMEM_STATE_DYNAMIC ? "yes" : "no");
+	if (info.known & LLMEM_KNOWN_PINS)
+		seq_printf(m, "%4u %6s ", info.pins,
+			   info.state & LLMEM_STATE_PINNED ? "yes" : "no");
+	else
+		seq_puts(m, "   ?      ? ");
 	if (!info.attachments)
 		seq_putc(m, '-');
 	for (i = 0; i < min_t(u32, info.attachments, LLMEM_MAX_IMPORTERS); i++)
@@ -51,7 +57,9 @@ static void llmem_show_one(struct seq_file *m, struct dma_buf *dmabuf,
 
 /*
  * One line per buffer: llmem's own, then the foreign ones tracked.  A "?"
- * is a count llmem cannot see for a buffer it did not export.  Importers are
+ * is a count llmem cannot see for a buffer it did not export.  "pins" are
+ * this buffer's attachments holding a pin, "pinned" whether any device pins
+ * one of its pages, through whichever buffer over them.  Importers are
  * comma-separated; the name, which may hold spaces, comes last.
  */
 static int llmem_buffers_show(struct seq_file *m, void *unused)
@@ -64,7 +72,7 @@ static int llmem_buffers_show(struct seq_file *m, void *unused)
 	if (!names)
 		return -ENOMEM;
 
-	seq_puts(m, "exporter             size     pid attach dmaps wmaps mmaps vmaps fences mappable contig importers name\n");
+	seq_puts(m, "exporter             size     pid attach dmaps wmaps mmaps vmaps fences mappable contig dynamic pins pinned importers name\n");
 	mutex_lock(&llmem_lock);
 	list_for_each_entry(buf, &llmem_buffers, node)
 		llmem_show_one(m, buf->dmabuf, buf->owner, names);

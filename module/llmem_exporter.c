@@ -5,9 +5,10 @@
  * Owns struct llmem_buffer and its pages: their allocation (scattered or
  * physically contiguous) against the module's byte cap (its max_bytes
  * parameter), the dma_buf_ops an importer calls and the vm_ops of user
- * mappings, which count attachments, device mappings and CPU mappings for the
- * tracker, LLMEM_IOC_ALLOC, and LLMEM_IOC_EXPORT_RANGE, which exports a page
- * range of a buffer as a buffer of its own over the same pages.
+ * mappings, which count attachments, device mappings, pins and CPU mappings
+ * for the tracker, LLMEM_IOC_ALLOC, and LLMEM_IOC_EXPORT_RANGE, which
+ * exports a page range of a buffer as a buffer of its own over the same
+ * pages.
  */
 #include <linux/atomic.h>
 #include <linux/dma-buf.h>
@@ -60,8 +61,10 @@ LIST_HEAD(llmem_buffers);
  * @sgt: the pages as that device sees them, valid while @mapped
  * @dir: the direction of the current mapping
  * @mapped: whether the attachment is mapped
+ * @pins: pins held, by the importer (dma_buf_pin()) and by the core for it
  * @span_node: while mapped so that the device may write, entry in the
  *             write_spans of the buffer that allocated the pages
+ * @pin_node: while @pins is not 0, entry in the pin_spans of that buffer
  * @first: the first of the pages the attachment covers, in that buffer
  * @count: how many
  */
@@ -71,7 +74,9 @@ struct llmem_attachment {
 	struct sg_table sgt;
 	enum dma_data_direction dir;
 	bool mapped;
+	unsigned int pins;
 	struct list_head span_node;
+	struct list_head pin_node;
 	pgoff_t first;
 	pgoff_t count;
 };
@@ -85,6 +90,12 @@ static bool llmem_dir_writes(enum dma_data_direction dir)
 static struct llmem_buffer *llmem_root(struct llmem_buffer *buf)
 {
 	return buf->parent ?: buf;
+}
+
+static bool llmem_overlaps(struct llmem_buffer *buf, struct llmem_attachment *a)
+{
+	return a->first < buf->first + buf->pagecount &&
+	       buf->first < a->first + a->count;
 }
 
 /**
@@ -107,14 +118,40 @@ bool llmem_buffer_device_writes(struct llmem_buffer *buf)
 
 	spin_lock(&root->spans_lock);
 	list_for_each_entry(a, &root->write_spans, span_node) {
-		if (a->first < buf->first + buf->pagecount &&
-		    buf->first < a->first + a->count) {
+		if (llmem_overlaps(buf, a)) {
 			writes = true;
 			break;
 		}
 	}
 	spin_unlock(&root->spans_lock);
 	return writes;
+}
+
+/**
+ * llmem_buffer_pinned() - whether a device holds a pin on any of the pages
+ * @buf: an llmem buffer or range
+ *
+ * As for writes, a pin counts through whichever buffer over the same pages
+ * the device attached to: the pin is on the pages, not on the fd.
+ *
+ * Context: any context; takes the spans_lock of @buf's root.
+ * Return: true when such a pin exists.
+ */
+bool llmem_buffer_pinned(struct llmem_buffer *buf)
+{
+	struct llmem_buffer *root = llmem_root(buf);
+	struct llmem_attachment *a;
+	bool pinned = false;
+
+	spin_lock(&root->spans_lock);
+	list_for_each_entry(a, &root->pin_spans, pin_node) {
+		if (llmem_overlaps(buf, a)) {
+			pinned = true;
+			break;
+		}
+	}
+	spin_unlock(&root->spans_lock);
+	return pinned;
 }
 
 static void llmem_vm_open(struct vm_area_struct *vma)
@@ -142,10 +179,13 @@ static int llmem_dma_buf_attach(struct dma_buf *dmabuf,
 	struct llmem_buffer *buf = dmabuf->priv;
 	struct llmem_attachment *a;
 
+	llmem_assert_unreserved(dmabuf);
 	a = kzalloc(sizeof(*a), GFP_KERNEL);
 	if (!a)
 		return -ENOMEM;
 	a->dev = attachment->dev;
+	a->first = buf->first;
+	a->count = buf->pagecount;
 	attachment->priv = a;
 
 	mutex_lock(&buf->lock);
@@ -160,6 +200,7 @@ static void llmem_dma_buf_detach(struct dma_buf *dmabuf,
 	struct llmem_buffer *buf = dmabuf->priv;
 	struct llmem_attachment *a = attachment->priv;
 
+	llmem_assert_unreserved(dmabuf);
 	mutex_lock(&buf->lock);
 	list_del(&a->node);
 	mutex_unlock(&buf->lock);
@@ -203,8 +244,6 @@ llmem_dma_buf_map_dma_buf(struct dma_buf_attachment *attachment,
 	buf->device_maps++;
 	if (llmem_dir_writes(dir)) {
 		buf->device_write_maps++;
-		a->first = buf->first;
-		a->count = buf->pagecount;
 		spin_lock(&llmem_root(buf)->spans_lock);
 		list_add(&a->span_node, &llmem_root(buf)->write_spans);
 		spin_unlock(&llmem_root(buf)->spans_lock);
@@ -247,6 +286,7 @@ static int llmem_dma_buf_begin_cpu_access(struct dma_buf *dmabuf,
 	struct llmem_buffer *buf = dmabuf->priv;
 	struct llmem_attachment *a;
 
+	llmem_assert_unreserved(dmabuf);
 	mutex_lock(&buf->lock);
 	if (buf->vaddr)
 		invalidate_kernel_vmap_range(buf->vaddr,
@@ -264,6 +304,7 @@ static int llmem_dma_buf_end_cpu_access(struct dma_buf *dmabuf,
 	struct llmem_buffer *buf = dmabuf->priv;
 	struct llmem_attachment *a;
 
+	llmem_assert_unreserved(dmabuf);
 	mutex_lock(&buf->lock);
 	if (buf->vaddr)
 		flush_kernel_vmap_range(buf->vaddr,
@@ -294,9 +335,11 @@ static void llmem_set_vm_flags(struct vm_area_struct *vma, vm_flags_t flags)
  * mappings are refused: a copy-on-write view of shared device memory would
  * silently stop seeing the device's writes.
  *
- * Both kernels call mmap without the reservation lock (6.12's locking
- * convention lists mmap among the callbacks called unlocked, and its
- * dma_buf_mmap() takes no lock), so there is nothing to assert here.
+ * Neither kernel holds the reservation lock around mmap: not for the fd's
+ * own mmap (dma_buf_mmap_internal()) nor for an importer's dma_buf_mmap().
+ * 6.2+'s locking convention makes that a rule (mmap is among the callbacks
+ * "invoked with unlocked dma-buf reservation"), asserted there; 6.1 states
+ * no rule for dma_buf_mmap()'s callers, so nothing is asserted on it.
  */
 static int llmem_dma_buf_mmap(struct dma_buf *dmabuf,
 			      struct vm_area_struct *vma)
@@ -305,6 +348,9 @@ static int llmem_dma_buf_mmap(struct dma_buf *dmabuf,
 	unsigned long count = vma_pages(vma);
 	int ret;
 
+#ifdef LLMEM_VMAP_UNDER_RESV
+	llmem_assert_unreserved(dmabuf);
+#endif
 	if (!(vma->vm_flags & VM_SHARED))
 		return -EINVAL;
 	if (vma->vm_pgoff > buf->pagecount ||
@@ -321,6 +367,56 @@ static int llmem_dma_buf_mmap(struct dma_buf *dmabuf,
 	vma->vm_private_data = buf;
 	atomic_inc(&buf->cpu_mmaps);
 	return 0;
+}
+
+/*
+ * Only a dynamic buffer (LLMEM_ALLOC_DYNAMIC, LLMEM_EXPORT_RANGE_DYNAMIC)
+ * has pin and unpin.  llmem's pages never move: they are allocated at export
+ * and freed with the last buffer over them, so there is nothing for a pin to
+ * hold in place, and dma_buf_move_notify() is never called.  A pin is
+ * counted, per attachment and on the pages the attachment covers, so that
+ * INFO and debugfs show who holds one.  Both kernels call pin and unpin with
+ * the reservation lock held: from dma_buf_pin() and dma_buf_unpin(), which
+ * assert it, and where the core pins for an importer (a static importer's
+ * mapping at attach, every mapping when CONFIG_DMABUF_MOVE_NOTIFY is off, as
+ * in Debian's kernels), under it.
+ */
+static int llmem_dma_buf_pin(struct dma_buf_attachment *attachment)
+{
+	struct llmem_buffer *buf = attachment->dmabuf->priv;
+	struct llmem_buffer *root = llmem_root(buf);
+	struct llmem_attachment *a = attachment->priv;
+
+	dma_resv_assert_held(attachment->dmabuf->resv);
+	mutex_lock(&buf->lock);
+	if (!a->pins++) {
+		buf->pinned++;
+		spin_lock(&root->spans_lock);
+		list_add(&a->pin_node, &root->pin_spans);
+		spin_unlock(&root->spans_lock);
+	}
+	mutex_unlock(&buf->lock);
+	return 0;
+}
+
+static void llmem_dma_buf_unpin(struct dma_buf_attachment *attachment)
+{
+	struct llmem_buffer *buf = attachment->dmabuf->priv;
+	struct llmem_buffer *root = llmem_root(buf);
+	struct llmem_attachment *a = attachment->priv;
+
+	dma_resv_assert_held(attachment->dmabuf->resv);
+	mutex_lock(&buf->lock);
+	if (WARN_ON_ONCE(!a->pins))
+		goto out_unlock;
+	if (!--a->pins) {
+		buf->pinned--;
+		spin_lock(&root->spans_lock);
+		list_del(&a->pin_node);
+		spin_unlock(&root->spans_lock);
+	}
+out_unlock:
+	mutex_unlock(&buf->lock);
 }
 
 /*
@@ -415,6 +511,28 @@ static const struct dma_buf_ops llmem_dma_buf_ops = {
 	.release = llmem_dma_buf_release,
 };
 
+/*
+ * With pin, the core treats the buffer as dynamic (dma_buf_is_dynamic()): a
+ * dynamic importer maps and unmaps it when it likes, with the direction it
+ * asks for, and may pin it; a static importer (V4L2, DRM PRIME on these
+ * kernels) is pinned and mapped by the core at attach, DMA_BIDIRECTIONAL,
+ * until it detaches.  Hence a flag of its own rather than every buffer.
+ */
+static const struct dma_buf_ops llmem_dma_buf_dynamic_ops = {
+	.attach = llmem_dma_buf_attach,
+	.detach = llmem_dma_buf_detach,
+	.pin = llmem_dma_buf_pin,
+	.unpin = llmem_dma_buf_unpin,
+	.map_dma_buf = llmem_dma_buf_map_dma_buf,
+	.unmap_dma_buf = llmem_dma_buf_unmap_dma_buf,
+	.begin_cpu_access = llmem_dma_buf_begin_cpu_access,
+	.end_cpu_access = llmem_dma_buf_end_cpu_access,
+	.mmap = llmem_dma_buf_mmap,
+	.vmap = llmem_dma_buf_vmap,
+	.vunmap = llmem_dma_buf_vunmap,
+	.release = llmem_dma_buf_release,
+};
+
 /**
  * llmem_buffer_of() - the llmem buffer behind a DMA-BUF
  * @dmabuf: any DMA-BUF, kept alive by the caller
@@ -425,7 +543,10 @@ static const struct dma_buf_ops llmem_dma_buf_ops = {
  */
 struct llmem_buffer *llmem_buffer_of(struct dma_buf *dmabuf)
 {
-	return dmabuf->ops == &llmem_dma_buf_ops ? dmabuf->priv : NULL;
+	if (dmabuf->ops != &llmem_dma_buf_ops &&
+	    dmabuf->ops != &llmem_dma_buf_dynamic_ops)
+		return NULL;
+	return dmabuf->priv;
 }
 
 /*
@@ -541,6 +662,7 @@ static struct llmem_buffer *llmem_buffer_alloc(pgoff_t count, bool contiguous)
 	mutex_init(&buf->lock);
 	spin_lock_init(&buf->spans_lock);
 	INIT_LIST_HEAD(&buf->write_spans);
+	INIT_LIST_HEAD(&buf->pin_spans);
 	INIT_LIST_HEAD(&buf->attachments);
 	INIT_LIST_HEAD(&buf->node);
 	buf->pagecount = count;
@@ -551,15 +673,16 @@ static struct llmem_buffer *llmem_buffer_alloc(pgoff_t count, bool contiguous)
 
 /*
  * Exports @buf, its pages in place, with the reservation object @resv (NULL:
- * one of its own), and lists it for debugfs.
+ * one of its own), dynamic (with pin and unpin) or not, and lists it for
+ * debugfs.
  */
 static struct dma_buf *llmem_buffer_export(struct llmem_buffer *buf,
-					   struct dma_resv *resv)
+					   struct dma_resv *resv, bool dynamic)
 {
 	DEFINE_DMA_BUF_EXPORT_INFO(exp_info);
 	struct dma_buf *dmabuf;
 
-	exp_info.ops = &llmem_dma_buf_ops;
+	exp_info.ops = dynamic ? &llmem_dma_buf_dynamic_ops : &llmem_dma_buf_ops;
 	exp_info.size = buf->pagecount << PAGE_SHIFT;
 	exp_info.flags = O_RDWR;
 	exp_info.priv = buf;
@@ -579,6 +702,7 @@ static struct dma_buf *llmem_buffer_export(struct llmem_buffer *buf,
  * llmem_buffer_create() - allocate zeroed pages and export them
  * @size: bytes, already rounded to whole pages
  * @contiguous: whether the pages must be physically contiguous
+ * @dynamic: whether to export it with pin and unpin
  *
  * The pages count against max_bytes from the moment they are reserved, so
  * that concurrent callers cannot together exceed it.
@@ -587,7 +711,8 @@ static struct dma_buf *llmem_buffer_export(struct llmem_buffer *buf,
  * Return: the new DMA-BUF, or an ERR_PTR(): -ENOMEM past max_bytes or when
  * the pages (or, @contiguous, one block for them all) cannot be had.
  */
-static struct dma_buf *llmem_buffer_create(u64 size, bool contiguous)
+static struct dma_buf *llmem_buffer_create(u64 size, bool contiguous,
+					   bool dynamic)
 {
 	pgoff_t count = size >> PAGE_SHIFT;
 	struct llmem_buffer *buf;
@@ -614,7 +739,7 @@ static struct dma_buf *llmem_buffer_create(u64 size, bool contiguous)
 		goto out_free_buf;
 	}
 
-	dmabuf = llmem_buffer_export(buf, NULL);
+	dmabuf = llmem_buffer_export(buf, NULL, dynamic);
 	if (IS_ERR(dmabuf)) {
 		ret = PTR_ERR(dmabuf);
 		goto out_free_pages;
@@ -635,6 +760,7 @@ out_unreserve:
  * @src: the buffer the range is taken from, kept alive by the caller
  * @first: the range's first page in @src
  * @count: pages in the range, within @src
+ * @dynamic: whether to export it with pin and unpin, whatever @src is
  *
  * The range shares the pages and the reservation object of the buffer that
  * allocated them and holds a reference on that buffer's DMA-BUF, so the
@@ -647,7 +773,8 @@ out_unreserve:
  * dma_buf_export() returns.
  */
 static struct dma_buf *llmem_range_create(struct llmem_buffer *src,
-					  pgoff_t first, pgoff_t count)
+					  pgoff_t first, pgoff_t count,
+					  bool dynamic)
 {
 	struct llmem_buffer *parent = src->parent ?: src;
 	struct llmem_buffer *buf;
@@ -661,7 +788,7 @@ static struct dma_buf *llmem_range_create(struct llmem_buffer *src,
 	buf->first = src->first + first;
 
 	get_dma_buf(parent->dmabuf);
-	dmabuf = llmem_buffer_export(buf, parent->dmabuf->resv);
+	dmabuf = llmem_buffer_export(buf, parent->dmabuf->resv, dynamic);
 	if (IS_ERR(dmabuf))
 		goto out_put_parent;
 	return dmabuf;
@@ -707,7 +834,8 @@ long llmem_ioctl_alloc(struct file *file, void *data, void __user *uarg,
 		return -ENOMEM;
 
 	dmabuf = llmem_buffer_create(alloc->size,
-				     alloc->flags & LLMEM_ALLOC_CONTIGUOUS);
+				     alloc->flags & LLMEM_ALLOC_CONTIGUOUS,
+				     alloc->flags & LLMEM_ALLOC_DYNAMIC);
 	if (IS_ERR(dmabuf))
 		return PTR_ERR(dmabuf);
 
@@ -783,7 +911,8 @@ long llmem_ioctl_export_range(struct file *file, void *data,
 		goto out_put_src;
 	}
 	dmabuf = llmem_range_create(src, range->offset >> PAGE_SHIFT,
-				    range->size >> PAGE_SHIFT);
+				    range->size >> PAGE_SHIFT,
+				    range->flags & LLMEM_EXPORT_RANGE_DYNAMIC);
 	if (IS_ERR(dmabuf)) {
 		ret = PTR_ERR(dmabuf);
 		goto out_put_fd;

@@ -37,7 +37,8 @@ LIST_HEAD(llmem_tracked);
  *
  * An llmem buffer is mappable when no write fence is unsignalled and no
  * device may write any of its pages, through whichever buffer over them it
- * attached (llmem_buffer_device_writes()).
+ * attached (llmem_buffer_device_writes()); it is pinned, likewise, when a
+ * device holds a pin on any of its pages (llmem_buffer_pinned()).
  *
  * Context: process context; takes the reservation lock, then (before 6.2,
  * where vmap is not yet called under it) dmabuf->lock, then the llmem
@@ -89,21 +90,26 @@ int llmem_describe(struct dma_buf *dmabuf, struct llmem_info *info,
 #endif
 	info->known = LLMEM_KNOWN_ATTACHMENTS | LLMEM_KNOWN_VMAPS |
 		      LLMEM_KNOWN_FENCES;
+	if (dma_buf_is_dynamic(dmabuf))
+		info->state |= LLMEM_STATE_DYNAMIC;
 	if (!buf)
 		return 0;
 
 	mutex_lock(&buf->lock);
 	info->device_maps = buf->device_maps;
 	info->device_write_maps = buf->device_write_maps;
+	info->pins = buf->pinned;
 	mutex_unlock(&buf->lock);
 	info->cpu_mmaps = atomic_read(&buf->cpu_mmaps);
 	info->known |= LLMEM_KNOWN_DEVICE_MAPS | LLMEM_KNOWN_CPU_MMAPS |
-		       LLMEM_KNOWN_MAPPABLE;
+		       LLMEM_KNOWN_MAPPABLE | LLMEM_KNOWN_PINS;
 	info->state |= LLMEM_STATE_EXPORTED;
 	if (buf->contiguous)
 		info->state |= LLMEM_STATE_CONTIGUOUS;
 	if (!info->write_fences && !llmem_buffer_device_writes(buf))
 		info->state |= LLMEM_STATE_MAPPABLE;
+	if (llmem_buffer_pinned(buf))
+		info->state |= LLMEM_STATE_PINNED;
 	return 0;
 }
 

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -70,7 +71,7 @@ TEST_F(alloc, success)
 	EXPECT_STREQ(info.exporter, "llmem");
 	EXPECT_EQ(info.known, LLMEM_KNOWN_ATTACHMENTS | LLMEM_KNOWN_DEVICE_MAPS |
 				      LLMEM_KNOWN_CPU_MMAPS | LLMEM_KNOWN_VMAPS |
-				      LLMEM_KNOWN_FENCES | LLMEM_KNOWN_MAPPABLE);
+				      LLMEM_KNOWN_FENCES | LLMEM_KNOWN_MAPPABLE | LLMEM_KNOWN_PINS);
 	EXPECT_EQ(info.state, LLMEM_STATE_EXPORTED | LLMEM_STATE_MAPPABLE);
 	EXPECT_EQ(info.attachments, 0);
 	EXPECT_EQ(info.device_maps, 0);
@@ -103,7 +104,7 @@ TEST_F(alloc, rounds_to_pages)
 /* Undefined flag bits are -EINVAL. */
 TEST_F(alloc, reserved_flags)
 {
-	struct llmem_alloc a = { .size = PAGE, .flags = 1U << 2 };
+	struct llmem_alloc a = { .size = PAGE, .flags = 1U << 3 };
 
 	ASSERT_EQ(xioctl(self->dev, LLMEM_IOC_ALLOC, &a), -EINVAL);
 	a.flags = 1U << 31;
@@ -232,6 +233,49 @@ TEST_F(alloc, info_short_struct)
 	EXPECT_EQ((unsigned char)info.exporter[0], 0xa5);
 	ASSERT_EQ(xioctl(self->dev, INFO_SIZED(LLMEM_INFO_SIZE_VER0 - 4), &info), -EINVAL);
 	close(fd);
+}
+
+/* INFO with the pre-pins layout (128 bytes) fills the names and leaves pins alone. */
+TEST_F(alloc, info_struct_before_pins)
+{
+	struct llmem_info info;
+	int fd = llmem_alloc(self->dev, PAGE);
+
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(ioctl(fd, DMA_BUF_SET_NAME_B, "before-pins"), 0);
+	memset(&info, 0xa5, sizeof(info));
+	info.fd = fd;
+	info.flags = 0;
+	info.importers_ptr = 0;
+	info.importers_len = 0;
+	ASSERT_EQ(xioctl(self->dev, INFO_SIZED(offsetof(struct llmem_info, pins)), &info), 0);
+	EXPECT_EQ(info.state, LLMEM_STATE_EXPORTED | LLMEM_STATE_MAPPABLE);
+	EXPECT_STREQ(info.name, "before-pins");
+	EXPECT_EQ(info.pins, 0xa5a5a5a5);
+	close(fd);
+}
+
+/*
+ * LLMEM_ALLOC_DYNAMIC, alone or with CONTIGUOUS: the DMA-BUF has pin and
+ * unpin, INFO says dynamic, and nothing pins it yet.
+ */
+TEST_F(alloc, dynamic)
+{
+	uint32_t flags[] = { LLMEM_ALLOC_DYNAMIC, LLMEM_ALLOC_DYNAMIC | LLMEM_ALLOC_CONTIGUOUS };
+
+	for (unsigned int i = 0; i < 2; i++) {
+		struct llmem_alloc a = { .size = 2 * PAGE, .flags = flags[i] };
+		struct llmem_info info;
+
+		ASSERT_EQ(xioctl(self->dev, LLMEM_IOC_ALLOC, &a), 0);
+		ASSERT_EQ(llmem_info(self->dev, a.fd, &info, NULL, 0), 0);
+		EXPECT_EQ(info.state, LLMEM_STATE_EXPORTED | LLMEM_STATE_MAPPABLE |
+					      LLMEM_STATE_DYNAMIC |
+					      (i ? LLMEM_STATE_CONTIGUOUS : 0));
+		EXPECT_TRUE(info.known & LLMEM_KNOWN_PINS);
+		EXPECT_EQ(info.pins, 0);
+		close(a.fd);
+	}
 }
 
 /* INFO with a longer struct: zero tail accepted, non-zero tail -EINVAL. */

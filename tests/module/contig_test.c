@@ -133,7 +133,7 @@ TEST_F(contig, vgem_import)
 	close(vgem);
 }
 
-/* debugfs lists the buffer with "yes" under contig. */
+/* debugfs lists the buffer with "yes" under contig (then dynamic, pins, pinned). */
 TEST_F(contig, debugfs_column)
 {
 	const char *name = "llmem-contig-test";
@@ -141,7 +141,7 @@ TEST_F(contig, debugfs_column)
 
 	ASSERT_GE(fd, 0);
 	ASSERT_EQ(xioctl(fd, DMA_BUF_SET_NAME_B, (void *)name), 0);
-	EXPECT_EQ(llmem_table_has("    yes    yes - llmem-contig-test"), 1);
+	EXPECT_EQ(llmem_table_has("    yes    yes      no    0     no - llmem-contig-test"), 1);
 	close(fd);
 }
 

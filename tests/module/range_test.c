@@ -98,7 +98,7 @@ TEST_F(range, info_of_fresh_range)
 	EXPECT_STREQ(info.name, "");
 	EXPECT_EQ(info.known, LLMEM_KNOWN_ATTACHMENTS | LLMEM_KNOWN_DEVICE_MAPS |
 				      LLMEM_KNOWN_CPU_MMAPS | LLMEM_KNOWN_VMAPS |
-				      LLMEM_KNOWN_FENCES | LLMEM_KNOWN_MAPPABLE);
+				      LLMEM_KNOWN_FENCES | LLMEM_KNOWN_MAPPABLE | LLMEM_KNOWN_PINS);
 	EXPECT_EQ(info.state, LLMEM_STATE_EXPORTED | LLMEM_STATE_MAPPABLE);
 	EXPECT_EQ(info.attachments, 0);
 	EXPECT_EQ(info.device_maps, 0);
@@ -622,10 +622,28 @@ TEST_F(range, past_end)
 	ASSERT_EQ(llmem_range_export(self->dev, self->parent, 1UL << 40, PAGE), -EINVAL);
 }
 
+/* LLMEM_EXPORT_RANGE_DYNAMIC makes the range dynamic, not its parent. */
+TEST_F(range, dynamic)
+{
+	struct llmem_export_range r = {
+		.fd = self->parent,
+		.size = PAGE,
+		.flags = LLMEM_EXPORT_RANGE_DYNAMIC | LLMEM_EXPORT_RANGE_CLOEXEC,
+	};
+	struct llmem_info info;
+
+	ASSERT_EQ(xioctl(self->dev, LLMEM_IOC_EXPORT_RANGE, &r), 0);
+	ASSERT_EQ(llmem_info(self->dev, r.out_fd, &info, NULL, 0), 0);
+	EXPECT_EQ(info.state, LLMEM_STATE_EXPORTED | LLMEM_STATE_MAPPABLE | LLMEM_STATE_DYNAMIC);
+	ASSERT_EQ(llmem_info(self->dev, self->parent, &info, NULL, 0), 0);
+	EXPECT_EQ(info.state, LLMEM_STATE_EXPORTED | LLMEM_STATE_MAPPABLE);
+	close(r.out_fd);
+}
+
 /* Undefined flag bits are -EINVAL. */
 TEST_F(range, reserved_flags)
 {
-	struct llmem_export_range r = { .fd = self->parent, .size = PAGE, .flags = 1U << 1 };
+	struct llmem_export_range r = { .fd = self->parent, .size = PAGE, .flags = 1U << 2 };
 
 	ASSERT_EQ(xioctl(self->dev, LLMEM_IOC_EXPORT_RANGE, &r), -EINVAL);
 	r.flags = 1U << 31;

@@ -401,7 +401,8 @@ static void fuzz_alloc(struct rng *r)
 {
 	struct llmem_alloc a = {
 		.size = chance(r, 90) ? 1 + below(r, 64 << 10) : 1 + below(r, 1 << 20),
-		.flags = LLMEM_ALLOC_CLOEXEC | (chance(r, 10) ? LLMEM_ALLOC_CONTIGUOUS : 0),
+		.flags = LLMEM_ALLOC_CLOEXEC | (chance(r, 10) ? LLMEM_ALLOC_CONTIGUOUS : 0) |
+			 (chance(r, 10) ? LLMEM_ALLOC_DYNAMIC : 0),
 	};
 	uint64_t asked = a.size;
 

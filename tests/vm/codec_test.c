@@ -715,8 +715,10 @@ static int debugfs_counts(const char *name, int *vmaps, int *attachments)
 		char pid[16], dmaps[8], wmaps[8], mmaps[8];
 		int v, a, fences;
 
-		if (sscanf(line, "%63s %llu %15s %d %7s %7s %7s %d %d %*s %*s %*s %127s", exporter,
-			   &size, pid, &a, dmaps, wmaps, mmaps, &v, &fences, last) == 10 &&
+		if (sscanf(line,
+			   "%63s %llu %15s %d %7s %7s %7s %d %d %*s %*s %*s %*s %*s %*s %127s",
+			   exporter, &size, pid, &a, dmaps, wmaps, mmaps, &v, &fences,
+			   last) == 10 &&
 		    !strcmp(last, name)) {
 			*vmaps = v;
 			*attachments = a;

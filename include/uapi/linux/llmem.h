@@ -35,7 +35,17 @@
  * fits but cannot be had now, memory being fragmented, is -ENOMEM.
  */
 #define LLMEM_ALLOC_CONTIGUOUS (1U << 1)
-#define LLMEM_ALLOC_VALID_FLAGS (LLMEM_ALLOC_CLOEXEC | LLMEM_ALLOC_CONTIGUOUS)
+/*
+ * The DMA-BUF is dynamic: it has pin and unpin, for importers that map on
+ * demand (dynamic importers, which may also pin it: RDMA NICs registering
+ * DMA-BUF memory).  Its pages never move.  A static importer (V4L2, DRM
+ * PRIME) of a dynamic buffer is pinned and mapped by the kernel when it
+ * attaches, DMA_BIDIRECTIONAL, until it detaches: LLMEM_IOC_INFO counts that
+ * as a device write mapping and the buffer is not mappable meanwhile.
+ */
+#define LLMEM_ALLOC_DYNAMIC (1U << 2)
+#define LLMEM_ALLOC_VALID_FLAGS \
+	(LLMEM_ALLOC_CLOEXEC | LLMEM_ALLOC_CONTIGUOUS | LLMEM_ALLOC_DYNAMIC)
 
 /**
  * struct llmem_alloc - LLMEM_IOC_ALLOC argument
@@ -72,6 +82,14 @@ struct llmem_importer {
 #define LLMEM_STATE_MAPPABLE (1U << 1)
 /* Its pages are physically contiguous (LLMEM_ALLOC_CONTIGUOUS). */
 #define LLMEM_STATE_CONTIGUOUS (1U << 2)
+/* The DMA-BUF is dynamic: its exporter has pin (LLMEM_ALLOC_DYNAMIC). */
+#define LLMEM_STATE_DYNAMIC (1U << 3)
+/*
+ * A device holds a pin on one of its pages, through this DMA-BUF or another
+ * over the same pages (LLMEM_IOC_EXPORT_RANGE); meaningful when
+ * LLMEM_KNOWN_PINS is set.
+ */
+#define LLMEM_STATE_PINNED (1U << 4)
 
 /* @known bits of struct llmem_info: which counts the module could see. */
 #define LLMEM_KNOWN_ATTACHMENTS (1U << 0)
@@ -80,6 +98,7 @@ struct llmem_importer {
 #define LLMEM_KNOWN_VMAPS (1U << 3)
 #define LLMEM_KNOWN_FENCES (1U << 4)
 #define LLMEM_KNOWN_MAPPABLE (1U << 5)
+#define LLMEM_KNOWN_PINS (1U << 6)
 
 /**
  * struct llmem_info - LLMEM_IOC_INFO argument
@@ -105,11 +124,17 @@ struct llmem_importer {
  * @write_fences: (out) those of @fences a writer added
  * @exporter: (out) the exporter's name, NUL-terminated
  * @name: (out) the name given with DMA_BUF_SET_NAME, or empty
+ * @pins: (out) attachments of this DMA-BUF holding a pin: one pinned with
+ *        dma_buf_pin(), and, the kernel pinning a dynamic buffer for them,
+ *        a static importer's and (without CONFIG_DMABUF_MOVE_NOTIFY, as in
+ *        Debian's kernels) every mapped one
+ * @pad: (out) 0
  *
  * A buffer exported by llmem is mappable when no device mapping in a write
- * direction is outstanding and no write fence is unsignalled.  Callers built
- * before @exporter and @name existed pass the first 64 bytes; fewer is
- * -EINVAL.
+ * direction is outstanding and no write fence is unsignalled; a pin alone
+ * does not make it unmappable (the pages never move).  Callers built before
+ * @exporter and @name existed pass the first 64 bytes; fewer is -EINVAL.
+ * Callers built before @pins pass 128 and do not get it.
  */
 struct llmem_info {
 	__u32 fd;
@@ -128,6 +153,8 @@ struct llmem_info {
 	__u32 write_fences;
 	char exporter[LLMEM_NAME_LEN];
 	char name[LLMEM_NAME_LEN];
+	__u32 pins;
+	__u32 pad;
 };
 
 /* The size of struct llmem_info before @exporter and @name. */
@@ -150,7 +177,10 @@ struct llmem_track {
 
 /* The returned DMA-BUF fd is close-on-exec. */
 #define LLMEM_EXPORT_RANGE_CLOEXEC (1U << 0)
-#define LLMEM_EXPORT_RANGE_VALID_FLAGS (LLMEM_EXPORT_RANGE_CLOEXEC)
+/* The returned DMA-BUF is dynamic, as with LLMEM_ALLOC_DYNAMIC. */
+#define LLMEM_EXPORT_RANGE_DYNAMIC (1U << 1)
+#define LLMEM_EXPORT_RANGE_VALID_FLAGS \
+	(LLMEM_EXPORT_RANGE_CLOEXEC | LLMEM_EXPORT_RANGE_DYNAMIC)
 
 /**
  * struct llmem_export_range - LLMEM_IOC_EXPORT_RANGE argument
@@ -175,6 +205,7 @@ struct llmem_track {
  * cover its own range from its offset 0, LLMEM_IOC_INFO reports its own
  * attachments and mappings (and LLMEM_STATE_CONTIGUOUS when @fd's pages are
  * contiguous), and it has its own DMA_BUF_SET_NAME name, empty at first.  It
+ * is dynamic with LLMEM_EXPORT_RANGE_DYNAMIC, whether @fd's buffer is or not.  It
  * takes no pages of its own and does not count against max_bytes.
  */
 struct llmem_export_range {
