@@ -20,6 +20,7 @@
 #include "negotiate.h"
 #include "share.h"
 #include "cuda.h"
+#include "rdma.h"
 #include "transfer.h"
 #include "kernel.h"
 #include "v4l2.h"
