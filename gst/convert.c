@@ -166,6 +166,15 @@ static GstBufferPool *make_pool(GstLlmemConvert *self, GstCaps *caps, guint min,
 	return pool;
 }
 
+static gboolean fits_template(GstPad *pad, GstCaps *caps)
+{
+	GstCaps *template = gst_pad_get_pad_template_caps(pad);
+	gboolean fits = gst_caps_can_intersect(caps, template);
+
+	gst_caps_unref(template);
+	return fits;
+}
+
 static gboolean gst_llmem_convert_set_caps(GstBaseTransform *trans, GstCaps *incaps,
 					   GstCaps *outcaps)
 {
@@ -174,14 +183,16 @@ static gboolean gst_llmem_convert_set_caps(GstBaseTransform *trans, GstCaps *inc
 	GstVideoInfo in, out;
 	guint size;
 
-	if (!gst_video_info_from_caps(&in, incaps) || !gst_video_info_from_caps(&out, outcaps)) {
-		GST_ELEMENT_ERROR(self, CORE, NEGOTIATION, ("Caps llmemconvert cannot parse."),
-				  ("%" GST_PTR_FORMAT " to %" GST_PTR_FORMAT, incaps, outcaps));
+	/* Fixed caps of the templates' kind always parse; transform_caps keeps
+	 * the size. */
+	if (!gst_video_info_from_caps(&in, incaps) || !gst_video_info_from_caps(&out, outcaps))
 		return FALSE;
-	}
-	if (GST_VIDEO_INFO_WIDTH(&in) != GST_VIDEO_INFO_WIDTH(&out) ||
-	    GST_VIDEO_INFO_HEIGHT(&in) != GST_VIDEO_INFO_HEIGHT(&out)) {
-		GST_ELEMENT_ERROR(self, CORE, NEGOTIATION, ("llmemconvert does not scale."),
+	/* Without a peer on the source pad GstBaseTransform passes the input
+	 * caps through as output caps: the converters cannot keep YUV. */
+	if (!fits_template(trans->sinkpad, incaps) || !fits_template(trans->srcpad, outcaps)) {
+		GST_ELEMENT_ERROR(self, CORE, NEGOTIATION,
+				  ("llmemconvert converts " GST_LLMEM_YUV_FORMATS
+				   " to " GST_LLMEM_RGB_FORMATS " only."),
 				  ("%" GST_PTR_FORMAT " to %" GST_PTR_FORMAT, incaps, outcaps));
 		return FALSE;
 	}

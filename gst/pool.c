@@ -57,10 +57,10 @@ static gboolean gst_llmem_buffer_pool_set_config(GstBufferPool *pool, GstStructu
 			      llmem_last_error());
 		return FALSE;
 	}
-	min = MAX(min, GST_LLMEM_POOL_MIN_BUFFERS);
-	if (max && max < min)
-		max = min;
-	ret = gst_llmem_allocator_new(self->session, layout.size, max ? max : min, &allocator);
+	/* As many frames a page as the pool may hold, or a few where it has
+	 * no bound. */
+	ret = gst_llmem_allocator_new(self->session, layout.size,
+				      max ? max : MAX(min, GST_LLMEM_POOL_MIN_BUFFERS), &allocator);
 	if (ret) {
 		GST_CAT_ERROR(gst_llmem_debug, "pool %p: allocator: %s", pool, llmem_last_error());
 		return FALSE;

@@ -19,7 +19,8 @@
 G_DECLARE_FINAL_TYPE(GstLlmemBufferPool, gst_llmem_buffer_pool, GST, LLMEM_BUFFER_POOL,
 		     GstBufferPool)
 
-/* The frames' minimum count when the configuration asks for none. */
+/* Frames llmemconvert's pools ask for at least, and frames a page where a
+ * configuration sets no maximum. */
 #define GST_LLMEM_POOL_MIN_BUFFERS 4
 
 GstBufferPool *gst_llmem_buffer_pool_new(GstLlmemSession *session);
