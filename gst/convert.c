@@ -356,7 +356,7 @@ static GstFlowReturn gst_llmem_convert_transform(GstBaseTransform *trans, GstBuf
 			gst_clear_buffer(&staged);
 			GST_ELEMENT_ERROR(self, RESOURCE, FAILED,
 					  ("Cannot copy the frame into an llmem frame."),
-					  ("%s", llmem_last_error()));
+					  ("GST_DEBUG=llmem:2 shows why"));
 			return GST_FLOW_ERROR;
 		}
 		gst_llmem_buffer_pool_get_layout(GST_LLMEM_BUFFER_POOL(self->staging), &src_layout);
