@@ -7,10 +7,10 @@
 #ifndef GST_LLMEM_CONVERT_H
 #define GST_LLMEM_CONVERT_H
 
-#include <gst/base/gstbasetransform.h>
+#include "transform.h"
 
 #define GST_TYPE_LLMEM_CONVERT gst_llmem_convert_get_type()
-G_DECLARE_FINAL_TYPE(GstLlmemConvert, gst_llmem_convert, GST, LLMEM_CONVERT, GstBaseTransform)
+G_DECLARE_FINAL_TYPE(GstLlmemConvert, gst_llmem_convert, GST, LLMEM_CONVERT, GstLlmemTransform)
 
 GST_ELEMENT_REGISTER_DECLARE(llmemconvert);
 
