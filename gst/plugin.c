@@ -6,6 +6,7 @@
 #include <gst/gst.h>
 
 #include "convert.h"
+#include "filter.h"
 #include "session.h"
 
 GST_DEBUG_CATEGORY(gst_llmem_debug);
@@ -13,7 +14,8 @@ GST_DEBUG_CATEGORY(gst_llmem_debug);
 static gboolean plugin_init(GstPlugin *plugin)
 {
 	GST_DEBUG_CATEGORY_INIT(gst_llmem_debug, "llmem", 0, "llmem frames in GStreamer");
-	return GST_ELEMENT_REGISTER(llmemconvert, plugin);
+	return GST_ELEMENT_REGISTER(llmemconvert, plugin) &&
+	       GST_ELEMENT_REGISTER(llmemfilter, plugin);
 }
 
 GST_PLUGIN_DEFINE(GST_VERSION_MAJOR, GST_VERSION_MINOR, llmem,
