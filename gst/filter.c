@@ -91,19 +91,29 @@ static gchar *parse_push(GstLlmemFilter *self, guint *count)
 	return bad;
 }
 
-static gboolean gst_llmem_filter_start(GstBaseTransform *trans)
+static gboolean gst_llmem_filter_stop(GstBaseTransform *trans)
 {
 	GstLlmemFilter *self = GST_LLMEM_FILTER(trans);
+
+	/* Before the session: queues hold it. */
+	llmem_queue_destroy(self->queue);
+	self->queue = NULL;
+	llmem_kernel_destroy(self->kernel);
+	self->kernel = NULL;
+	return GST_BASE_TRANSFORM_CLASS(gst_llmem_filter_parent_class)->stop(trans);
+}
+
+/* The kernel and its queue; FALSE with the error message posted. */
+static gboolean load_kernel(GstLlmemFilter *self)
+{
 	static const uint32_t bindings[] = { LLMEM_BINDING_STORAGE_BUFFER,
 					     LLMEM_BINDING_STORAGE_BUFFER };
-	struct llmem_session *session;
+	struct llmem_session *session =
+		gst_llmem_session_get(gst_llmem_transform_session(GST_LLMEM_TRANSFORM(self)));
 	gchar *bad;
 	guint words;
 	int ret;
 
-	if (!GST_BASE_TRANSFORM_CLASS(gst_llmem_filter_parent_class)->start(trans))
-		return FALSE;
-	session = gst_llmem_session_get(gst_llmem_transform_session(GST_LLMEM_TRANSFORM(self)));
 	GST_OBJECT_LOCK(self);
 	bad = parse_push(self, &words);
 	GST_OBJECT_UNLOCK(self);
@@ -139,16 +149,16 @@ static gboolean gst_llmem_filter_start(GstBaseTransform *trans)
 	return TRUE;
 }
 
-static gboolean gst_llmem_filter_stop(GstBaseTransform *trans)
+static gboolean gst_llmem_filter_start(GstBaseTransform *trans)
 {
-	GstLlmemFilter *self = GST_LLMEM_FILTER(trans);
-
-	/* Before the session: queues hold it. */
-	llmem_queue_destroy(self->queue);
-	self->queue = NULL;
-	llmem_kernel_destroy(self->kernel);
-	self->kernel = NULL;
-	return GST_BASE_TRANSFORM_CLASS(gst_llmem_filter_parent_class)->stop(trans);
+	if (!GST_BASE_TRANSFORM_CLASS(gst_llmem_filter_parent_class)->start(trans))
+		return FALSE;
+	/* GstBaseTransform calls stop only after a start that succeeded. */
+	if (!load_kernel(GST_LLMEM_FILTER(trans))) {
+		gst_llmem_filter_stop(trans);
+		return FALSE;
+	}
+	return TRUE;
 }
 
 static gboolean gst_llmem_filter_set_caps(GstBaseTransform *trans, GstCaps *incaps,

@@ -113,7 +113,8 @@ static GstSample *one_sample(struct __test_metadata *_metadata, const char *laun
 	}
 	sink = gst_bin_get_by_name(GST_BIN(pipeline), "out");
 	gst_element_set_state(pipeline, GST_STATE_PLAYING);
-	sample = gst_app_sink_pull_sample(GST_APP_SINK(sink));
+	/* A pipeline that fails ends without a sample: never wait forever. */
+	sample = gst_app_sink_try_pull_sample(GST_APP_SINK(sink), 60 * GST_SECOND);
 	msg = run_to_end(pipeline);
 	if (msg) {
 		gst_message_parse_error(msg, &err, NULL);

@@ -284,7 +284,7 @@ TEST_F(pixels, copy_path_equals_library)
 					  gst_buffer_ref(gst_sample_get_buffer(raw))),
 		  GST_FLOW_OK);
 	ASSERT_EQ(gst_app_src_end_of_stream(GST_APP_SRC(src)), GST_FLOW_OK);
-	out = gst_app_sink_pull_sample(GST_APP_SINK(sink));
+	out = gst_app_sink_try_pull_sample(GST_APP_SINK(sink), 60 * GST_SECOND);
 	ASSERT_NE(out, NULL);
 	msg = run_to_end(pipeline);
 	EXPECT_EQ(msg, NULL);
