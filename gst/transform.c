@@ -5,7 +5,8 @@
  * llmem can share pages.  Upstream is offered another llmem pool
  * (propose_allocation), so that a source that writes into downstream's
  * buffers (videotestsrc, v4l2src io-mode=dmabuf-import) writes straight into
- * frames the GPU reads.  A frame from anywhere else is copied into an llmem
+ * frames the GPU reads.  Another element's DMA-BUF is imported into llmem
+ * and read in place.  A frame from anywhere else is copied into an llmem
  * frame first, and the debug log says so: that is the path to avoid.
  */
 #include "transform.h"
@@ -14,6 +15,7 @@
 
 #include "allocator.h"
 #include "format.h"
+#include "import.h"
 #include "pool.h"
 
 typedef struct {
@@ -258,6 +260,12 @@ GstFlowReturn gst_llmem_transform_input(GstLlmemTransform *self, GstBuffer *inbu
 
 	*staged = NULL;
 	*buffer = mem ? gst_llmem_memory_get_buffer(mem, priv->session) : NULL;
+	if (!*buffer && mem && gst_is_dmabuf_memory(mem)) {
+		*buffer = gst_llmem_import_dmabuf(priv->session, mem);
+		if (!*buffer)
+			GST_DEBUG_OBJECT(self, "cannot import upstream's DMA-BUF: %s",
+					 llmem_last_error());
+	}
 	if (*buffer) {
 		input_layout(priv, inbuf, mem, layout);
 		return GST_FLOW_OK;
