@@ -260,11 +260,6 @@ int gst_llmem_allocator_new(GstLlmemSession *session, gsize frame_size, guint fr
 	return 0;
 }
 
-gboolean gst_llmem_allocator_is_shared(GstLlmemAllocator *allocator)
-{
-	return allocator->shared;
-}
-
 struct llmem_buffer *gst_llmem_memory_get_buffer(GstMemory *mem, GstLlmemSession *session)
 {
 	if (!mem->allocator || !GST_IS_LLMEM_ALLOCATOR(mem->allocator) ||

@@ -28,9 +28,6 @@ G_DECLARE_FINAL_TYPE(GstLlmemAllocator, gst_llmem_allocator, GST, LLMEM_ALLOCATO
 int gst_llmem_allocator_new(GstLlmemSession *session, gsize frame_size, guint frames_per_page,
 			    GstAllocator **out);
 
-/* Whether the memories are DMA-BUFs. */
-gboolean gst_llmem_allocator_is_shared(GstLlmemAllocator *allocator);
-
 /* The llmem buffer behind @mem (a memory of a GstLlmemAllocator of
  * @session, or a share of one), or NULL when it is none. */
 struct llmem_buffer *gst_llmem_memory_get_buffer(GstMemory *mem, GstLlmemSession *session);
