@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: MIT
+/*
+ * llmemconvert: YUY2 and NV12 to RGB with llmem_convert_to_rgba(), from the
+ * input frame (GstLlmemTransform finds it) into a frame of the element's
+ * pool.  The caps keep size and rate; only the format changes.
+ */
+#include "convert.h"
+
+#include <llmem/llmem.h>
+
+#include "format.h"
+#include "transform.h"
+
+struct _GstLlmemConvert {
+	GstLlmemTransform parent;
+	uint32_t encoding;
+	uint32_t range;
+};
+
+G_DEFINE_TYPE(GstLlmemConvert, gst_llmem_convert, GST_TYPE_LLMEM_TRANSFORM)
+GST_ELEMENT_REGISTER_DEFINE(llmemconvert, "llmemconvert", GST_RANK_NONE, GST_TYPE_LLMEM_CONVERT)
+
+static GstStaticPadTemplate sink_template =
+	GST_STATIC_PAD_TEMPLATE("sink", GST_PAD_SINK, GST_PAD_ALWAYS,
+				GST_STATIC_CAPS(GST_VIDEO_CAPS_MAKE(GST_LLMEM_YUV_FORMATS)));
+
+static GstStaticPadTemplate src_template =
+	GST_STATIC_PAD_TEMPLATE("src", GST_PAD_SRC, GST_PAD_ALWAYS,
+				GST_STATIC_CAPS(GST_VIDEO_CAPS_MAKE(GST_LLMEM_RGB_FORMATS)));
+
+/* The "format" field of @template's caps: the formats of the other side. */
+static const GValue *template_formats(GstStaticPadTemplate *template)
+{
+	GstCaps *caps = gst_static_pad_template_get_caps(template);
+	const GValue *formats = gst_structure_get_value(gst_caps_get_structure(caps, 0), "format");
+
+	/* Static caps live as long as the template: the value stays valid. */
+	gst_caps_unref(caps);
+	return formats;
+}
+
+static GstCaps *gst_llmem_convert_transform_caps(GstBaseTransform *trans, GstPadDirection direction,
+						 GstCaps *caps, GstCaps *filter)
+{
+	const GValue *formats =
+		template_formats(direction == GST_PAD_SINK ? &src_template : &sink_template);
+	GstCaps *out = gst_caps_new_empty();
+
+	for (guint i = 0; i < gst_caps_get_size(caps); i++) {
+		GstStructure *s = gst_structure_copy(gst_caps_get_structure(caps, i));
+
+		/* Size and rate stay; the format and what only YUV has change. */
+		gst_structure_set_value(s, "format", formats);
+		gst_structure_remove_fields(s, "colorimetry", "chroma-site", NULL);
+		out = gst_caps_merge_structure_full(
+			out, s, gst_caps_features_copy(gst_caps_get_features(caps, i)));
+	}
+	if (filter) {
+		GstCaps *both = gst_caps_intersect_full(filter, out, GST_CAPS_INTERSECT_FIRST);
+
+		gst_caps_unref(out);
+		out = both;
+	}
+	GST_DEBUG_OBJECT(trans, "%" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT, caps, out);
+	return out;
+}
+
+static GstCaps *gst_llmem_convert_fixate_caps(GstBaseTransform *trans, GstPadDirection direction,
+					      GstCaps *caps, GstCaps *othercaps)
+{
+	GstStructure *in = gst_caps_get_structure(caps, 0);
+	GstStructure *out;
+	gint width, height, num, den;
+
+	(void)trans;
+	(void)direction;
+	othercaps = gst_caps_truncate(othercaps);
+	othercaps = gst_caps_make_writable(othercaps);
+	out = gst_caps_get_structure(othercaps, 0);
+	/* The converters keep the size: the nearest to the other side's. */
+	if (gst_structure_get_int(in, "width", &width))
+		gst_structure_fixate_field_nearest_int(out, "width", width);
+	if (gst_structure_get_int(in, "height", &height))
+		gst_structure_fixate_field_nearest_int(out, "height", height);
+	if (gst_structure_get_fraction(in, "framerate", &num, &den))
+		gst_structure_fixate_field_nearest_fraction(out, "framerate", num, den);
+	return gst_caps_fixate(othercaps);
+}
+
+static gboolean gst_llmem_convert_set_caps(GstBaseTransform *trans, GstCaps *incaps,
+					   GstCaps *outcaps)
+{
+	GstLlmemConvert *self = GST_LLMEM_CONVERT(trans);
+	const GstVideoInfo *in;
+
+	if (!GST_BASE_TRANSFORM_CLASS(gst_llmem_convert_parent_class)
+		     ->set_caps(trans, incaps, outcaps))
+		return FALSE;
+	in = gst_llmem_transform_in_info(GST_LLMEM_TRANSFORM(self));
+	self->encoding = in->colorimetry.matrix == GST_VIDEO_COLOR_MATRIX_BT709 ? LLMEM_YCBCR_BT709
+										: LLMEM_YCBCR_BT601;
+	self->range = in->colorimetry.range == GST_VIDEO_COLOR_RANGE_0_255
+			      ? LLMEM_YCBCR_FULL_RANGE
+			      : LLMEM_YCBCR_LIMITED_RANGE;
+	if (in->colorimetry.matrix != GST_VIDEO_COLOR_MATRIX_BT709 &&
+	    in->colorimetry.matrix != GST_VIDEO_COLOR_MATRIX_BT601)
+		GST_INFO_OBJECT(self, "matrix %d of the input is converted as BT.601",
+				in->colorimetry.matrix);
+	return TRUE;
+}
+
+static GstFlowReturn gst_llmem_convert_transform(GstBaseTransform *trans, GstBuffer *inbuf,
+						 GstBuffer *outbuf)
+{
+	GstLlmemConvert *self = GST_LLMEM_CONVERT(trans);
+	GstLlmemTransform *base = GST_LLMEM_TRANSFORM(trans);
+	struct llmem_buffer *dst = gst_llmem_transform_output(base, outbuf);
+	struct llmem_frame_layout src_layout;
+	struct llmem_buffer *src;
+	GstBuffer *staged;
+	GstFlowReturn flow;
+	int ret;
+
+	if (!dst)
+		return GST_FLOW_ERROR;
+	flow = gst_llmem_transform_input(base, inbuf, &src, &src_layout, &staged);
+	if (flow != GST_FLOW_OK)
+		return flow;
+	ret = llmem_convert_to_rgba(&(struct llmem_convert_info){
+		.src = src,
+		.src_layout = &src_layout,
+		.dst = dst,
+		.dst_layout = gst_llmem_transform_out_layout(base),
+		.encoding = self->encoding,
+		.range = self->range,
+	});
+	gst_clear_buffer(&staged);
+	if (ret) {
+		GST_ELEMENT_ERROR(self, LIBRARY, FAILED, ("The GPU conversion failed."),
+				  ("%s", llmem_last_error()));
+		return GST_FLOW_ERROR;
+	}
+	return GST_FLOW_OK;
+}
+
+static void gst_llmem_convert_class_init(GstLlmemConvertClass *klass)
+{
+	GstElementClass *element_class = GST_ELEMENT_CLASS(klass);
+	GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS(klass);
+
+	gst_element_class_set_static_metadata(
+		element_class, "llmem video converter", "Filter/Converter/Video",
+		"Converts YUY2 and NV12 to RGB on the GPU with llmem, in llmem's shared frames",
+		"llmem");
+	gst_element_class_add_static_pad_template(element_class, &sink_template);
+	gst_element_class_add_static_pad_template(element_class, &src_template);
+
+	trans_class->transform_caps = gst_llmem_convert_transform_caps;
+	trans_class->fixate_caps = gst_llmem_convert_fixate_caps;
+	trans_class->set_caps = gst_llmem_convert_set_caps;
+	trans_class->transform = gst_llmem_convert_transform;
+}
+
+static void gst_llmem_convert_init(GstLlmemConvert *self)
+{
+	(void)self;
+}
