@@ -22,24 +22,10 @@
 #include <llmem/llmem.h>
 
 #include "kselftest_harness.h"
+#include "rxe.h"
 #include "vk_test.h"
 
-#define RXE "llmemrxe0"
 #define SIZE (1u << 20)
-
-/* The rxe device on one end of a veth pair with an IPv4 address, made
- * once per boot. */
-static int rxe_device(void)
-{
-	if (!access("/sys/class/infiniband/" RXE, F_OK))
-		return 0;
-	return system("modprobe crc32_generic && modprobe rdma_rxe && modprobe ib_uverbs && "
-		      "modprobe veth && ip link add llmemv0 type veth peer name llmemv1 && "
-		      "ip addr add 10.77.0.1/24 dev llmemv0 && ip link set llmemv0 up && "
-		      "ip link set llmemv1 up && rdma link add " RXE " type rxe netdev llmemv0")
-		       ? -ENODEV
-		       : 0;
-}
 
 /* The device's IPv4-mapped GID (RoCE v2 over the veth's address). */
 static int ipv4_gid(struct ibv_context *ctx, union ibv_gid *gid)
@@ -150,14 +136,14 @@ FIXTURE_SETUP(rdma)
 	struct ibv_device **list;
 	int n;
 
-	ASSERT_EQ(rxe_device(), 0) TH_LOG("rdma_rxe and " RXE " could not be set up");
+	ASSERT_EQ(rxe_device(), 0) TH_LOG("rdma_rxe and " RXE_DEVICE " could not be set up");
 	list = ibv_get_device_list(&n);
 	ASSERT_NE(list, NULL);
 	for (int i = 0; i < n && !self->ctx; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), RXE))
+		if (!strcmp(ibv_get_device_name(list[i]), RXE_DEVICE))
 			self->ctx = ibv_open_device(list[i]);
 	ibv_free_device_list(list);
-	ASSERT_NE(self->ctx, NULL) TH_LOG("no %s among %d verbs devices", RXE, n);
+	ASSERT_NE(self->ctx, NULL) TH_LOG("no %s among %d verbs devices", RXE_DEVICE, n);
 	self->gid_index = ipv4_gid(self->ctx, &self->gid);
 	ASSERT_GE(self->gid_index, 0);
 	self->pd = ibv_alloc_pd(self->ctx);
