@@ -230,7 +230,7 @@ TEST_F(failures, caps_in)
 
 /* vivid unplugged mid-stream: v4l2src's dequeue fails, the pipeline ends
  * with its error; vivid comes back once its last user closes it. */
-TEST_F(failures, disconnect)
+TEST_F_TIMEOUT(failures, disconnect, 300)
 {
 	GstElement *p = launch(_metadata, self,
 			       "v4l2src device=%s io-mode=dmabuf-import ! " CAPS " ! "
@@ -247,6 +247,7 @@ TEST_F(failures, disconnect)
 	for (int i = 0; i < 600 && seen_buffers(&self->seen) < 10; i++)
 		g_usleep(100000);
 	ASSERT_GE(seen_buffers(&self->seen), 10);
+	TH_LOG("%u buffers through llmemconvert's pads: disconnecting", seen_buffers(&self->seen));
 	EXPECT_EQ(ioctl(fd, VIDIOC_S_CTRL, &ctrl), 0);
 	close(fd);
 	expect_ended_with_error(_metadata, p, "v4l2src0", GST_RESOURCE_ERROR);
