@@ -207,7 +207,7 @@ TEST_F(failures, caps_out)
 	GstElement *p = launch(_metadata, self,
 			       "v4l2src device=%s io-mode=dmabuf-import ! " CAPS " ! "
 			       "llmemconvert name=convert ! video/x-raw,format=I420 ! "
-			       "kmssink driver-name=vkms");
+			       "kmssink driver-name=vkms force-modesetting=true");
 
 	ASSERT_NE(p, NULL);
 	expect_ended_with_error(_metadata, p, "convert", GST_CORE_ERROR);
@@ -218,10 +218,11 @@ TEST_F(failures, caps_out)
  * no pool for it, and v4l2src, which must import, says so. */
 TEST_F(failures, caps_in)
 {
-	GstElement *p = launch(_metadata, self,
-			       "v4l2src device=%s io-mode=dmabuf-import ! "
-			       "video/x-raw,format=UYVY,width=640,height=480 ! "
-			       "llmemconvert name=convert ! kmssink driver-name=vkms");
+	GstElement *p = launch(
+		_metadata, self,
+		"v4l2src device=%s io-mode=dmabuf-import ! "
+		"video/x-raw,format=UYVY,width=640,height=480 ! "
+		"llmemconvert name=convert ! kmssink driver-name=vkms force-modesetting=true");
 
 	ASSERT_NE(p, NULL);
 	expect_ended_with_error(_metadata, p, "v4l2src0", GST_RESOURCE_ERROR);
@@ -235,7 +236,7 @@ TEST_F_TIMEOUT(failures, disconnect, 300)
 	GstElement *p = launch(_metadata, self,
 			       "v4l2src device=%s io-mode=dmabuf-import ! " CAPS " ! "
 			       "llmemconvert name=convert ! video/x-raw,format=BGRx ! "
-			       "kmssink driver-name=vkms");
+			       "kmssink driver-name=vkms force-modesetting=true");
 	struct v4l2_control ctrl = { 0 };
 	int fd = open(self->node, O_RDWR);
 

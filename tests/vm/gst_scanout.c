@@ -12,7 +12,8 @@
  *	committed it: the plane whose framebuffer is WIDTH x HEIGHT
  *	XRGB8888, that framebuffer's handle (GETFB2; root's), its PRIME
  *	export mapped (the importer's DMA-BUF: llmem's own frame).  Polls
- *	until such a plane shows up: the pipeline starts slowly under TCG.
+ *	until such a plane shows a second framebuffer: the pipeline starts
+ *	slowly under TCG.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -143,6 +144,14 @@ static int open_vkms(void)
 	return -ENODEV;
 }
 
+/* GETFB2 made a GEM handle of each plane: they stay until closed. */
+static void drop_fb(int fd, drmModeFB2Ptr fb)
+{
+	if (fb && fb->handles[0])
+		drmCloseBufferHandle(fd, fb->handles[0]);
+	drmModeFreeFB2(fb);
+}
+
 /* The framebuffer a plane of @fd scans out that is @width x @height XRGB8888, or NULL. */
 static drmModeFB2Ptr shown_fb(int fd, uint32_t width, uint32_t height)
 {
@@ -157,7 +166,7 @@ static drmModeFB2Ptr shown_fb(int fd, uint32_t width, uint32_t height)
 		    fb->pixel_format == DRM_FORMAT_XRGB8888 && fb->handles[0])
 			found = fb;
 		else
-			drmModeFreeFB2(fb);
+			drop_fb(fd, fb);
 		drmModeFreePlane(plane);
 	}
 	drmModeFreePlaneResources(res);
@@ -170,6 +179,7 @@ static int read_back(char **argv)
 	time_t end = time(NULL) + strtol(argv[2], NULL, 0);
 	struct dma_buf_sync sync = { .flags = DMA_BUF_SYNC_START | DMA_BUF_SYNC_READ };
 	drmModeFB2Ptr fb = NULL;
+	uint32_t first = 0;
 	size_t size;
 	uint8_t *px;
 	int fd, dmabuf = -1, ret;
@@ -187,16 +197,29 @@ static int read_back(char **argv)
 	}
 	/* Primary planes, where kmssink shows its frames, are listed only with this. */
 	drmSetClientCap(fd, DRM_CLIENT_CAP_UNIVERSAL_PLANES, 1);
-	while (!(fb = shown_fb(fd, width, height)) && time(NULL) < end)
-		usleep(100000);
+	/*
+	 * The first framebuffer of the size may be kmssink's own, the black
+	 * one it sets the mode with; its frames' come after, so take the
+	 * first that differs from it.
+	 */
+	while (time(NULL) < end) {
+		fb = shown_fb(fd, width, height);
+		if (fb && !first)
+			first = fb->fb_id;
+		else if (fb && fb->fb_id != first)
+			break;
+		drop_fb(fd, fb);
+		fb = NULL;
+		usleep(20000);
+	}
 	if (!fb) {
-		fprintf(stderr, "gst_scanout: no plane shows a %ux%u XRGB8888 framebuffer\n", width,
+		fprintf(stderr,
+			"gst_scanout: no plane showed a second %ux%u XRGB8888 framebuffer\n", width,
 			height);
 		close(fd);
 		return -ETIMEDOUT;
 	}
 	ret = drmPrimeHandleToFD(fd, fb->handles[0], DRM_CLOEXEC, &dmabuf);
-	drmCloseBufferHandle(fd, fb->handles[0]);
 	size = fb->offsets[0] + (size_t)fb->pitches[0] * height;
 	px = ret ? MAP_FAILED : mmap(NULL, size, PROT_READ, MAP_SHARED, dmabuf, 0);
 	if (px == MAP_FAILED) {
@@ -215,7 +238,7 @@ static int read_back(char **argv)
 	}
 	if (dmabuf >= 0)
 		close(dmabuf);
-	drmModeFreeFB2(fb);
+	drop_fb(fd, fb);
 	close(fd);
 	return ret;
 }
