@@ -106,6 +106,9 @@ static gboolean gst_llmem_convert_set_caps(GstBaseTransform *trans, GstCaps *inc
 	    in->colorimetry.matrix != GST_VIDEO_COLOR_MATRIX_BT601)
 		GST_INFO_OBJECT(self, "matrix %d of the input is converted as BT.601",
 				in->colorimetry.matrix);
+	/* The one line a reader needs to convert a frame the same way (the VM's scan-out check). */
+	GST_INFO_OBJECT(self, "converting with encoding %u range %u (llmem_ycbcr_encoding, _range)",
+			self->encoding, self->range);
 	return TRUE;
 }
 

@@ -23,5 +23,9 @@ void gst_llmem_session_unref(GstLlmemSession *session);
 struct llmem_session *gst_llmem_session_get(GstLlmemSession *session);
 
 GST_DEBUG_CATEGORY_EXTERN(gst_llmem_debug);
+/* The elements' GST_*_OBJECT messages go to "llmem" too, not to GStreamer's
+ * "default" category, which GST_DEBUG=llmem:N would leave silent. */
+#undef GST_CAT_DEFAULT
+#define GST_CAT_DEFAULT gst_llmem_debug
 
 #endif

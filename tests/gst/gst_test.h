@@ -16,7 +16,7 @@
 
 #include "vk_test.h"
 
-static int gst_test_init(void)
+static inline int gst_test_init(void)
 {
 	static const char *const plugins[] = { "libgstcoreelements.so", "libgstvideotestsrc.so",
 					       "libgstapp.so" };
@@ -35,14 +35,14 @@ static int gst_test_init(void)
 }
 
 /* gst_deinit(), then no leak. */
-static int gst_test_end(void)
+static inline int gst_test_end(void)
 {
 	gst_deinit();
 	return vk_test_leak_check();
 }
 
 /* The pipeline's error message, or NULL at EOS; waits up to 60 s. */
-static GstMessage *run_to_end(GstElement *pipeline)
+static inline GstMessage *run_to_end(GstElement *pipeline)
 {
 	GstBus *bus = gst_element_get_bus(pipeline);
 	GstMessage *msg;
@@ -61,8 +61,8 @@ static GstMessage *run_to_end(GstElement *pipeline)
 
 /* The error message @launch ends with, from element @from; its debug text
  * must hold @says. */
-static void expect_error(struct __test_metadata *_metadata, const char *launch, const char *from,
-			 GQuark domain, gint code, const char *says)
+static inline void expect_error(struct __test_metadata *_metadata, const char *launch,
+				const char *from, GQuark domain, gint code, const char *says)
 {
 	GstElement *pipeline = gst_parse_launch(launch, NULL);
 	GstMessage *msg;
@@ -97,8 +97,8 @@ static void expect_error(struct __test_metadata *_metadata, const char *launch, 
 }
 
 /* The one sample @launch's appsink "out" gets; NULL on an error. */
-static GstSample *one_sample(struct __test_metadata *_metadata, const char *launch, gint64 *copied,
-			     gint64 *messages)
+static inline GstSample *one_sample(struct __test_metadata *_metadata, const char *launch,
+				    gint64 *copied, gint64 *messages)
 {
 	GError *err = NULL;
 	GstElement *pipeline = gst_parse_launch(launch, &err);
