@@ -41,6 +41,7 @@
 
 #include "commands.h"
 #include "emit.h"
+#include "encoder_queue.h"
 #include "stat3.h"
 #include "progress.h"
 #include "timing.h"
@@ -121,24 +122,6 @@ static uint64_t fnv1a(uint64_t h, const uint8_t *p, size_t len)
 	return h;
 }
 
-/* The encoder the frames go to, and what its OUTPUT queue takes. */
-static int find_encoder(struct llmem_participant *queue)
-{
-	struct llmem_codec_find_info fi = { .kind = LLMEM_CODEC_ENCODER,
-					    .coded_fourcc = V4L2_PIX_FMT_FWHT,
-					    .raw_fourcc = V4L2_PIX_FMT_YUYV };
-	char path[64];
-	int ret = 0;
-
-	if (args.encoder)
-		snprintf(path, sizeof(path), "%s", args.encoder);
-	else
-		ret = llmem_codec_find(&fi, path, sizeof(path));
-	if (!ret)
-		ret = llmem_participant_v4l2(path, 1, args.size[0], args.size[1], queue);
-	return ret ? fail(ret, "what the encoder takes") : 0;
-}
-
 /*
  * The camera's frames, each captured at least once: the camera streams
  * until every buffer came back filled, then stops, and the buffers keep
@@ -147,7 +130,8 @@ static int find_encoder(struct llmem_participant *queue)
  */
 static int capture(struct bench *b)
 {
-	struct llmem_participant encoder_queue;
+	struct llmem_participant queue;
+	char path[64];
 	struct llmem_camera_create_info cci = {
 		.device = args.device,
 		.fourcc = V4L2_PIX_FMT_YUYV,
@@ -155,15 +139,16 @@ static int capture(struct bench *b)
 		.height = args.size[1],
 		.input = (uint32_t)args.input,
 		.flags = LLMEM_CAMERA_CONVERT_LATER | (args.input_given ? LLMEM_CAMERA_INPUT : 0),
-		.participants = &encoder_queue,
+		.participants = &queue,
 		.num_participants = 1,
 	};
 	uint32_t seen = 0, all;
 	int ret;
 
-	ret = find_encoder(&encoder_queue);
+	ret = encoder_queue(args.encoder, V4L2_PIX_FMT_YUYV, args.size[0], args.size[1], path,
+			    sizeof(path), &queue);
 	if (ret)
-		return ret;
+		return fail(ret, "the encoder and what it takes");
 	ret = llmem_camera_open(b->session, &cci, &b->cam);
 	if (ret)
 		return fail(ret, "open camera");

@@ -27,6 +27,7 @@
 #include "emit.h"
 #include "encode_files.h"
 #include "encode_source.h"
+#include "encoder_queue.h"
 #include "mirror.h"
 #include "progress.h"
 #include "report.h"
@@ -255,25 +256,6 @@ static void print_summary(FILE *f, const void *run)
 	emit_finish(&e);
 }
 
-/*
- * The encoder the frames go to, and what its OUTPUT queue takes: the
- * camera lays its frames out for both (negotiate.h).
- */
-static int find_encoder(struct encode_run *r, struct llmem_participant *queue)
-{
-	struct llmem_codec_find_info fi = { .kind = LLMEM_CODEC_ENCODER,
-					    .coded_fourcc = V4L2_PIX_FMT_FWHT,
-					    .raw_fourcc = args.format };
-	int ret;
-
-	if (args.encoder)
-		snprintf(r->encoder, sizeof(r->encoder), "%s", args.encoder);
-	else if ((ret = llmem_codec_find(&fi, r->encoder, sizeof(r->encoder))))
-		return fail(ret, "find an encoder");
-	ret = llmem_participant_v4l2(r->encoder, 1, args.size[0], args.size[1], queue);
-	return ret ? fail(ret, "what the encoder takes") : 0;
-}
-
 /* The encoder reads the frames where they lie: a camera's with its pitch. */
 static int open_encoder(struct encode_run *r)
 {
@@ -297,7 +279,7 @@ static int open_encoder(struct encode_run *r)
 static int encode(struct encode_run *r)
 {
 	struct llmem_session_create_info sci = { .app_name = "llmem encode" };
-	struct llmem_participant encoder_queue;
+	struct llmem_participant queue;
 	struct llmem_camera_create_info cci = {
 		.device = args.device,
 		.fourcc = args.format,
@@ -306,7 +288,7 @@ static int encode(struct encode_run *r)
 		.input = (uint32_t)args.input,
 		.backend = args.backend,
 		.flags = LLMEM_CAMERA_CONVERT_LATER | (args.input_given ? LLMEM_CAMERA_INPUT : 0),
-		.participants = &encoder_queue,
+		.participants = &queue,
 		.num_participants = 1,
 	};
 	int ret;
@@ -314,7 +296,10 @@ static int encode(struct encode_run *r)
 	ret = llmem_session_create(&sci, &r->session);
 	if (ret)
 		return fail(ret, "Vulkan session");
-	ret = find_encoder(r, &encoder_queue);
+	ret = encoder_queue(args.encoder, args.format, args.size[0], args.size[1], r->encoder,
+			    sizeof(r->encoder), &queue);
+	if (ret)
+		ret = fail(ret, "the encoder and what it takes");
 	if (!ret && !args.stream_from)
 		ret = encode_source_camera(&r->src, r->session, &cci);
 	if (!ret)
