@@ -14,6 +14,7 @@
 /* Never dereferenced: every call below is refused before it is used. */
 #define SOME_PD ((struct ibv_pd *)16)
 #define SOME_BUFFER ((struct llmem_buffer *)32)
+#define SOME_REGION ((struct llmem_rdma_mr *)48)
 
 TEST(null_arguments)
 {
@@ -28,6 +29,8 @@ TEST(null_arguments)
 	EXPECT_STREQ(llmem_last_error(), "RDMA: NULL out");
 	EXPECT_FAILS(llmem_rdma_mr_get_info(NULL, &info), -EINVAL);
 	EXPECT_STREQ(llmem_last_error(), "RDMA: NULL region");
+	EXPECT_FAILS(llmem_rdma_mr_get_info(SOME_REGION, NULL), -EINVAL);
+	EXPECT_STREQ(llmem_last_error(), "RDMA: NULL info");
 	EXPECT_EQ(llmem_rdma_deregister(NULL), 0);
 }
 

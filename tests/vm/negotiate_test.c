@@ -634,6 +634,14 @@ TEST_F(negotiate, frames_check_refusals)
 	EXPECT_FAILS(llmem_frames_check(frames, &peer, 1), -EINVAL);
 	EXPECT_STREQ(llmem_last_error(),
 		     "frames check: participant 0: a name or device without its NUL");
+	EXPECT_FAILS(llmem_frames_check(frames, NULL, 1), -EINVAL);
+	EXPECT_STREQ(llmem_last_error(), "frames check: NULL participants");
+	EXPECT_FAILS(llmem_frames_check(frames, ps, LLMEM_NEGOTIATE_MAX_PARTICIPANTS + 1), -EINVAL);
+	EXPECT_STREQ(llmem_last_error(), "frames check: 17 participants; at most 16");
+	EXPECT_FAILS(llmem_frames_get(frames, 3, &f), -EINVAL);
+	EXPECT_STREQ(llmem_last_error(), "frames: frame 3 of 3");
+	EXPECT_FAILS(llmem_frames_get(frames, 0, NULL), -EINVAL);
+	EXPECT_STREQ(llmem_last_error(), "frames: NULL out");
 	llmem_frames_destroy(frames);
 }
 
