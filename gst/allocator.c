@@ -196,8 +196,12 @@ static gboolean ranges_work(uint32_t backend)
 	return backend == LLMEM_BACKEND_LLMEM_DMABUF || backend == LLMEM_BACKEND_LLMEM_HOST_POINTER;
 }
 
-/* The memory for frames of @alloc bytes, @per_page a page where pages can be
- * cut into ranges, one a page where they cannot. */
+/*
+ * The memory for frames of @alloc bytes, @per_page a page where pages can be
+ * cut into ranges, one a page where they cannot.  llmem.ko's pages first,
+ * where it is loaded: its pages are cut into ranges, so frames share them,
+ * and its tracker shows which device holds each frame.
+ */
 static int frames_memory(GstLlmemAllocator *self, guint64 alloc, guint per_page)
 {
 	struct llmem_memory_create_info mci = {
@@ -206,11 +210,17 @@ static int frames_memory(GstLlmemAllocator *self, guint64 alloc, guint per_page)
 		.spare_pages = LLMEM_MEMORY_SPARE_NONE,
 		.sharing = LLMEM_SHARING_DMABUF,
 		.name = "gstllmem frames",
+		.backend = LLMEM_BACKEND_LLMEM_DMABUF,
 	};
 	struct llmem_session *s = gst_llmem_session_get(self->session);
 	struct llmem_memory_info mi;
 	int ret = llmem_memory_create(s, &mci, &self->memory);
 
+	if (ret == -ENOTSUP) {
+		GST_CAT_INFO(gst_llmem_debug, "not llmem.ko's pages: %s", llmem_last_error());
+		mci.backend = 0;
+		ret = llmem_memory_create(s, &mci, &self->memory);
+	}
 	if (ret == -ENOTSUP) {
 		GST_CAT_INFO(gst_llmem_debug,
 			     "no backend shares pages here (%s): frames are "

@@ -119,19 +119,20 @@ static GstFlowReturn gst_llmem_convert_transform(GstBaseTransform *trans, GstBuf
 	GstLlmemTransform *base = GST_LLMEM_TRANSFORM(trans);
 	struct llmem_buffer *dst = gst_llmem_transform_output(base, outbuf);
 	struct llmem_frame_layout src_layout;
-	struct llmem_buffer *src;
+	struct llmem_buffer *src, *src_chroma;
 	GstBuffer *staged;
 	GstFlowReturn flow;
 	int ret;
 
 	if (!dst)
 		return GST_FLOW_ERROR;
-	flow = gst_llmem_transform_input(base, inbuf, &src, &src_layout, &staged);
+	flow = gst_llmem_transform_input(base, inbuf, &src, &src_chroma, &src_layout, &staged);
 	if (flow != GST_FLOW_OK)
 		return flow;
 	ret = llmem_convert_to_rgba(&(struct llmem_convert_info){
 		.src = src,
 		.src_layout = &src_layout,
+		.src_chroma = src_chroma,
 		.dst = dst,
 		.dst_layout = gst_llmem_transform_out_layout(base),
 		.encoding = self->encoding,

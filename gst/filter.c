@@ -218,7 +218,7 @@ static GstFlowReturn gst_llmem_filter_transform(GstBaseTransform *trans, GstBuff
 
 	if (!dst)
 		return GST_FLOW_ERROR;
-	flow = gst_llmem_transform_input(base, inbuf, &src, &src_l, &staged);
+	flow = gst_llmem_transform_input(base, inbuf, &src, NULL, &src_l, &staged);
 	if (flow == GST_FLOW_OK)
 		flow = dispatch(self, src, &src_l, dst, gst_llmem_transform_out_layout(base));
 	gst_clear_buffer(&staged);
@@ -252,7 +252,8 @@ static GstFlowReturn gst_llmem_filter_transform_ip(GstBaseTransform *trans, GstB
 	GstBuffer *staged;
 	GstFlowReturn flow;
 
-	flow = gst_llmem_transform_input(GST_LLMEM_TRANSFORM(trans), buf, &frame, &layout, &staged);
+	flow = gst_llmem_transform_input(GST_LLMEM_TRANSFORM(trans), buf, &frame, NULL, &layout,
+					 &staged);
 	if (flow == GST_FLOW_OK)
 		flow = dispatch(self, frame, &layout, frame, &layout);
 	if (flow == GST_FLOW_OK && staged && !copy_back(self, staged, buf)) {

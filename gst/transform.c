@@ -195,26 +195,76 @@ static gboolean gst_llmem_transform_decide_allocation(GstBaseTransform *trans, G
 	return TRUE;
 }
 
-/* Where the frame of @mem, laid out as @inbuf's GstVideoMeta says (or as
- * the caps say without one), lies in its llmem buffer. */
-static void input_layout(GstLlmemTransformPrivate *priv, GstBuffer *inbuf, GstMemory *mem,
-			 struct llmem_frame_layout *layout)
+/*
+ * Where each plane of @inbuf's frame, laid out as its GstVideoMeta says (or
+ * as the caps say without one), lies: in which of its memories (@mem_of)
+ * and where in that memory's llmem buffer, which starts at the DMA-BUF's
+ * first byte.  GstVideoMeta's offsets count across the buffer's memories
+ * (a V4L2 multi-planar format comes as a memory per plane).
+ */
+static gboolean input_layout(GstLlmemTransformPrivate *priv, GstBuffer *inbuf,
+			     struct llmem_frame_layout *layout, guint mem_of[GST_VIDEO_MAX_PLANES])
 {
 	const GstVideoInfo *info = &priv->in_info;
 	GstVideoMeta *meta = gst_buffer_get_video_meta(inbuf);
+	GstMemory *first = gst_buffer_peek_memory(inbuf, 0);
 
 	*layout = (struct llmem_frame_layout){
 		.fourcc = gst_llmem_format_fourcc(GST_VIDEO_INFO_FORMAT(info)),
 		.width = GST_VIDEO_INFO_WIDTH(info),
 		.height = GST_VIDEO_INFO_HEIGHT(info),
 		.num_planes = GST_VIDEO_INFO_N_PLANES(info),
-		.size = mem->offset + mem->size,
+		.size = first->offset + first->size,
 	};
 	for (guint i = 0; i < layout->num_planes; i++) {
-		layout->offset[i] = mem->offset +
-				    (meta ? meta->offset[i] : GST_VIDEO_INFO_PLANE_OFFSET(info, i));
+		gsize offset = meta ? meta->offset[i] : GST_VIDEO_INFO_PLANE_OFFSET(info, i);
+		gsize skip;
+		guint length;
+
+		if (!gst_buffer_find_memory(inbuf, offset, 1, &mem_of[i], &length, &skip))
+			return FALSE;
+		layout->offset[i] = gst_buffer_peek_memory(inbuf, mem_of[i])->offset + skip;
 		layout->pitch[i] = meta ? meta->stride[i] : GST_VIDEO_INFO_PLANE_STRIDE(info, i);
 	}
+	return TRUE;
+}
+
+/* @mem as an llmem buffer of the element's session: its own frame, or an
+ * import of another element's DMA-BUF; NULL for anything else. */
+static struct llmem_buffer *llmem_view(GstLlmemTransform *self, GstMemory *mem)
+{
+	GstLlmemTransformPrivate *priv = PRIV(self);
+	struct llmem_buffer *buffer = gst_llmem_memory_get_buffer(mem, priv->session);
+
+	if (!buffer && gst_is_dmabuf_memory(mem)) {
+		buffer = gst_llmem_import_dmabuf(priv->session, mem);
+		if (!buffer)
+			GST_DEBUG_OBJECT(self, "cannot import upstream's DMA-BUF: %s",
+					 llmem_last_error());
+	}
+	return buffer;
+}
+
+/* The frame of @inbuf in place: one memory, or with @chroma NV12 whose
+ * planes come in a memory each; FALSE when it must be copied. */
+static gboolean input_in_place(GstLlmemTransform *self, GstBuffer *inbuf,
+			       struct llmem_buffer **buffer, struct llmem_buffer **chroma,
+			       struct llmem_frame_layout *layout)
+{
+	guint mem_of[GST_VIDEO_MAX_PLANES] = { 0 };
+	guint n = gst_buffer_n_memory(inbuf);
+
+	if (!input_layout(PRIV(self), inbuf, layout, mem_of))
+		return FALSE;
+	if (n == 1) {
+		*buffer = llmem_view(self, gst_buffer_peek_memory(inbuf, 0));
+		return *buffer != NULL;
+	}
+	if (!chroma || n != 2 || layout->num_planes != 2 || mem_of[0] != 0 || mem_of[1] != 1)
+		return FALSE;
+	*buffer = llmem_view(self, gst_buffer_peek_memory(inbuf, 0));
+	*chroma = llmem_view(self, gst_buffer_peek_memory(inbuf, 1));
+	return *buffer && *chroma;
 }
 
 /* The copy path: @inbuf's frame in a staging llmem frame. */
@@ -252,24 +302,19 @@ static gboolean stage(GstLlmemTransform *self, GstBuffer *inbuf, GstBuffer **sta
 }
 
 GstFlowReturn gst_llmem_transform_input(GstLlmemTransform *self, GstBuffer *inbuf,
-					struct llmem_buffer **buffer,
+					struct llmem_buffer **buffer, struct llmem_buffer **chroma,
 					struct llmem_frame_layout *layout, GstBuffer **staged)
 {
 	GstLlmemTransformPrivate *priv = PRIV(self);
-	GstMemory *mem = gst_buffer_n_memory(inbuf) == 1 ? gst_buffer_peek_memory(inbuf, 0) : NULL;
 
 	*staged = NULL;
-	*buffer = mem ? gst_llmem_memory_get_buffer(mem, priv->session) : NULL;
-	if (!*buffer && mem && gst_is_dmabuf_memory(mem)) {
-		*buffer = gst_llmem_import_dmabuf(priv->session, mem);
-		if (!*buffer)
-			GST_DEBUG_OBJECT(self, "cannot import upstream's DMA-BUF: %s",
-					 llmem_last_error());
-	}
-	if (*buffer) {
-		input_layout(priv, inbuf, mem, layout);
+	*buffer = NULL;
+	if (chroma)
+		*chroma = NULL;
+	if (input_in_place(self, inbuf, buffer, chroma, layout))
 		return GST_FLOW_OK;
-	}
+	if (chroma)
+		*chroma = NULL;
 	if (!stage(self, inbuf, staged)) {
 		gst_clear_buffer(staged);
 		GST_ELEMENT_ERROR(self, RESOURCE, FAILED,

@@ -37,11 +37,15 @@ const struct llmem_frame_layout *gst_llmem_transform_out_layout(GstLlmemTransfor
 /*
  * The input frame of @inbuf as an llmem buffer and its layout; *@staged
  * receives the staging frame when the frame had to be copied (the
- * caller's to unref after the GPU work), NULL otherwise.  Posts the error
- * message on failure.
+ * caller's to unref after the GPU work), NULL otherwise.  A caller that
+ * takes NV12's CbCr plane in a buffer of its own gives @chroma: a frame
+ * that comes as a memory per plane (V4L2's NV12M) is then read in place,
+ * *@chroma its CbCr plane's buffer and the layout's plane 1 offset within
+ * it; *@chroma is NULL when both planes are in *@buffer.  Without @chroma
+ * such a frame is copied.  Posts the error message on failure.
  */
 GstFlowReturn gst_llmem_transform_input(GstLlmemTransform *self, GstBuffer *inbuf,
-					struct llmem_buffer **buffer,
+					struct llmem_buffer **buffer, struct llmem_buffer **chroma,
 					struct llmem_frame_layout *layout, GstBuffer **staged);
 
 /* The llmem frame of @outbuf (a buffer of the element's pool); posts the

@@ -30,6 +30,7 @@ extern const struct cli_command cmd_bench_alloc;
 extern const struct cli_command cmd_bench_kernel;
 extern const struct cli_command cmd_bench_camera;
 extern const struct cli_command cmd_bench_codec;
+extern const struct cli_command cmd_bench_gst;
 extern const struct cli_command cmd_bench_transfer;
 
 #endif

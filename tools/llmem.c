@@ -22,10 +22,12 @@ const struct cli_command *const cli_commands[] = {
 	&cmd_decode,
 	&cmd_display,
 	&cmd_negotiate,
+	/* `llmem bench NAME`, listed apart by `llmem bench --help`. */
 	&cmd_bench_alloc,
 	&cmd_bench_kernel,
 	&cmd_bench_camera,
 	&cmd_bench_codec,
+	&cmd_bench_gst,
 	&cmd_bench_transfer,
 	NULL,
 };

@@ -1,0 +1,462 @@
+// SPDX-License-Identifier: MIT
+/*
+ * llmem bench gst: GStreamer pipelines with llmem's elements against the
+ * same pipelines with GStreamer's usual ones, in one run, each run of
+ * gst-launch-1.0 timed whole (its start, the pipeline's set-up and its
+ * exit are what a user pays):
+ *
+ *   display  v4l2src io-mode=dmabuf-import ! llmemconvert ! kmssink
+ *            v4l2src io-mode=mmap ! videoconvert ! kmssink
+ *   encode   v4l2src io-mode=dmabuf-import ! llmemconvert
+ *                ! v4l2fwhtenc output-io-mode=dmabuf-import ! fakesink
+ *            v4l2src io-mode=mmap ! videoconvert ! v4l2fwhtenc ! fakesink
+ *
+ * YUY2 captured, converted to BGRx; the order of the two paths alternates
+ * from round to round.  Where the Vulkan device is lavapipe, the device is
+ * the CPU: its threads' time is given apart as the device's share.  The
+ * streaming threads (GStreamer names a pad's task "element:pad") do the
+ * per-frame work without the one-off set-up.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <linux/videodev2.h>
+
+#include "commands.h"
+#include "emit.h"
+#include "launch_usage.h"
+#include "stat3.h"
+
+#define MAX_ROUNDS 100
+
+enum pipeline {
+	DISPLAY = 1,
+	ENCODE = 2,
+};
+
+static const struct cli_choice pipeline_choices[] = {
+	{ "display", DISPLAY },
+	{ "encode", ENCODE },
+	{ "both", DISPLAY | ENCODE },
+	{ 0 },
+};
+
+static struct {
+	const char *device, *kms_driver;
+	uint32_t size[2];
+	uint64_t frames, rounds;
+	uint32_t pipelines;
+	bool json, quiet;
+} args = {
+	.size = { 640, 480 },
+	.frames = 30,
+	.rounds = 3,
+	.pipelines = DISPLAY | ENCODE,
+};
+
+static const struct cli_option options[] = {
+	CLI_OPTION_DEVICE(&args.device, "the camera v4l2src captures from; default: the first "
+					"capture node that is not a memory-to-memory device"),
+	CLI_OPTION_SIZE(args.size, 64, 4096, NULL, "frame size in pixels (default 640x480)"),
+	CLI_OPTION_FRAMES(&args.frames, 100000, NULL, "frames per run (default 30)"),
+	{ .name = "rounds",
+	  .short_name = 'r',
+	  .type = CLI_UINT,
+	  .value = &args.rounds,
+	  .meta = "N",
+	  .min = 1,
+	  .max = MAX_ROUNDS,
+	  .help = "runs of each pipeline per path, the paths' order alternating (default 3)" },
+	{ .name = "pipeline",
+	  .short_name = 'p',
+	  .type = CLI_CHOICE,
+	  .value = &args.pipelines,
+	  .meta = "NAME",
+	  .choices = pipeline_choices,
+	  .help = "the pipelines to run (default both)" },
+	{ .name = "kms-driver",
+	  .short_name = 'k',
+	  .type = CLI_STRING,
+	  .value = &args.kms_driver,
+	  .meta = "NAME",
+	  .help = "kmssink's driver-name (vkms in the test VM); default: kmssink's choice" },
+	CLI_OPTION_JSON(&args.json),
+	CLI_OPTION_QUIET(&args.quiet, "print nothing but the result"),
+	{ 0 },
+};
+
+enum figure {
+	FPS,
+	CPU_MS,
+	DEVICE_MS,
+	HOST_MS,
+	STREAM_MS,
+	FIGURES
+};
+
+static const char *const figure_keys[FIGURES] = {
+	"frames_per_s",	     "cpu_ms_per_frame",       "device_ms_per_frame",
+	"host_ms_per_frame", "streaming_ms_per_frame",
+};
+
+static const char *const figure_names[FIGURES] = {
+	"frames/s",
+	"CPU ms/frame, all",
+	"device threads' CPU ms/frame",
+	"host CPU ms/frame (all - device)",
+	"streaming threads' CPU ms/frame",
+};
+
+enum path {
+	LLMEM,
+	USUAL,
+	PATHS
+};
+
+static const char *const path_names[PATHS] = { "llmem", "usual" };
+
+struct bench {
+	char device[32];
+	char tmp[PATH_MAX];
+	char err_path[PATH_MAX + 16];
+};
+
+struct pipeline_result {
+	const char *name;
+	char launch[PATHS][1024];
+	double sample[PATHS][FIGURES][MAX_ROUNDS];
+	struct stat3 stat[PATHS][FIGURES];
+};
+
+/* lavapipe's threads: llvmpipe-N, and the queue and compute threads it
+ * leaves unnamed, which keep the process's name (the main thread has it
+ * too, and only runs gst-launch's main loop and the one-off set-up). */
+static int is_device_thread(const struct launch_thread *t, const struct launch_usage *u)
+{
+	if (t->tid == u->pid)
+		return 0;
+	return !strncmp(t->name, "llvmpipe", 8) || !strncmp(t->name, "lp:", 3) ||
+	       !strncmp(t->name, "lvp", 3) || strstr(t->name, ":disk$") ||
+	       !strcmp(t->name, "gst-launch-1.0");
+}
+
+static int is_streaming_thread(const struct launch_thread *t, const struct launch_usage *u)
+{
+	return !is_device_thread(t, u) && strchr(t->name, ':');
+}
+
+/* The first capture node that is not a codec's or a converter's. */
+static int find_camera(struct bench *b)
+{
+	for (int i = 0; i < 64; i++) {
+		struct v4l2_capability cap = { 0 };
+		char path[32];
+		uint32_t caps;
+		int fd;
+
+		snprintf(path, sizeof(path), "/dev/video%d", i);
+		fd = open(path, O_RDWR | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		if (ioctl(fd, VIDIOC_QUERYCAP, &cap)) {
+			close(fd);
+			continue;
+		}
+		close(fd);
+		caps = cap.capabilities & V4L2_CAP_DEVICE_CAPS ? cap.device_caps : cap.capabilities;
+		if (caps & (V4L2_CAP_VIDEO_CAPTURE | V4L2_CAP_VIDEO_CAPTURE_MPLANE) &&
+		    !(caps & (V4L2_CAP_VIDEO_M2M | V4L2_CAP_VIDEO_M2M_MPLANE))) {
+			snprintf(b->device, sizeof(b->device), "%s", path);
+			return 0;
+		}
+	}
+	fprintf(stderr, "llmem bench gst: no V4L2 capture node (give one with --device)\n");
+	return -ENODEV;
+}
+
+/*
+ * From the build tree, the plugin lies beside the tool's folder
+ * (build/tools/llmem, build/gst/libgstllmem.so); installed, GStreamer finds
+ * it in its own plugin folder.  A GST_PLUGIN_PATH the user set is kept.
+ */
+static void find_plugin(void)
+{
+	char exe[PATH_MAX], dir[PATH_MAX + 8], lib[PATH_MAX + 32];
+	ssize_t n;
+
+	if (getenv("GST_PLUGIN_PATH"))
+		return;
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return;
+	exe[n] = '\0';
+	snprintf(dir, sizeof(dir), "%s/../gst", dirname(exe));
+	snprintf(lib, sizeof(lib), "%s/libgstllmem.so", dir);
+	if (!access(lib, R_OK))
+		setenv("GST_PLUGIN_PATH", dir, 1);
+}
+
+static void print_stderr_tail(const char *path)
+{
+	char buf[2048];
+	size_t n;
+	FILE *f = fopen(path, "re");
+
+	if (!f)
+		return;
+	if (fseek(f, -(long)(sizeof(buf) - 1), SEEK_END))
+		rewind(f);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	fprintf(stderr, "%s%s", buf, n && buf[n - 1] != '\n' ? "\n" : "");
+}
+
+/* gst-launch-1.0 escapes each of its arguments as one word of the
+ * description: the description goes word by word. */
+static int launch(struct bench *b, const char *description, struct launch_usage *u)
+{
+	char words[sizeof(((struct pipeline_result *)0)->launch[0])], *save = NULL;
+	char *argv[128] = { "gst-launch-1.0", "-q" };
+	int argc = 2, ret;
+
+	snprintf(words, sizeof(words), "%s", description);
+	for (char *w = strtok_r(words, " ", &save); w && argc < 127; w = strtok_r(NULL, " ", &save))
+		argv[argc++] = w;
+	argv[argc] = NULL;
+	ret = launch_measure(argv, b->err_path, u);
+
+	if (ret == -ECHILD) {
+		fprintf(stderr, "llmem bench gst: gst-launch-1.0 %s failed:\n", description);
+		print_stderr_tail(b->err_path);
+	} else if (ret) {
+		fprintf(stderr, "llmem bench gst: gst-launch-1.0: %s\n", strerror(-ret));
+	}
+	return ret;
+}
+
+/* Scans the plugins once, outside the timed runs, into a registry of the
+ * run's own, and finds llmem's. */
+static int setup(struct bench *b)
+{
+	const char *tmpdir = getenv("TMPDIR");
+	char registry[PATH_MAX + 16];
+	char *argv[] = { "gst-inspect-1.0", "llmemconvert", NULL };
+	struct launch_usage u;
+	int ret;
+
+	if (args.device)
+		snprintf(b->device, sizeof(b->device), "%s", args.device);
+	else if ((ret = find_camera(b)))
+		return ret;
+	snprintf(b->tmp, sizeof(b->tmp), "%s/llmem-bench-gst-XXXXXX", tmpdir ? tmpdir : "/tmp");
+	if (!mkdtemp(b->tmp)) {
+		ret = -errno;
+		fprintf(stderr, "llmem bench gst: %s: %s\n", b->tmp, strerror(errno));
+		b->tmp[0] = '\0';
+		return ret;
+	}
+	snprintf(b->err_path, sizeof(b->err_path), "%s/stderr", b->tmp);
+	snprintf(registry, sizeof(registry), "%s/registry.bin", b->tmp);
+	setenv("GST_REGISTRY", registry, 1);
+	find_plugin();
+	ret = launch_measure(argv, b->err_path, &u);
+	if (ret) {
+		fprintf(stderr, "llmem bench gst: GStreamer does not find llmem's plugin "
+				"(gst-inspect-1.0 llmemconvert; set GST_PLUGIN_PATH):\n");
+		print_stderr_tail(b->err_path);
+	}
+	return ret;
+}
+
+static void describe(const struct bench *b, enum pipeline which, struct pipeline_result *r)
+{
+	char sink[256];
+
+	for (int k = 0; k < PATHS; k++) {
+		if (which == DISPLAY)
+			snprintf(sink, sizeof(sink), "kmssink force-modesetting=true%s%s",
+				 args.kms_driver ? " driver-name=" : "",
+				 args.kms_driver ? args.kms_driver : "");
+		else
+			snprintf(sink, sizeof(sink), "v4l2fwhtenc%s ! fakesink",
+				 k == LLMEM ? " output-io-mode=dmabuf-import" : "");
+		snprintf(r->launch[k], sizeof(r->launch[k]),
+			 "v4l2src device=%s num-buffers=%llu io-mode=%s "
+			 "! video/x-raw,format=YUY2,width=%u,height=%u ! %s "
+			 "! video/x-raw,format=BGRx ! %s",
+			 b->device, (unsigned long long)args.frames,
+			 k == LLMEM ? "dmabuf-import" : "mmap", args.size[0], args.size[1],
+			 k == LLMEM ? "llmemconvert" : "videoconvert", sink);
+	}
+	r->name = which == DISPLAY ? "display" : "encode";
+}
+
+static void print_threads(const char *pipeline, const char *path, uint64_t round,
+			  const struct launch_usage *u)
+{
+	if (args.quiet || args.json)
+		return;
+	fprintf(stderr, "# %s, round %llu, %s: threads' CPU s:", pipeline,
+		(unsigned long long)round, path);
+	for (unsigned int i = 0; i < u->threads; i++)
+		fprintf(stderr, " %s%s %.2f", u->thread[i].tid == u->pid ? "main:" : "",
+			u->thread[i].name, u->thread[i].cpu_s);
+	fprintf(stderr, "\n");
+}
+
+static int run_pipeline(struct bench *b, enum pipeline which, struct pipeline_result *r)
+{
+	double frames = (double)args.frames;
+
+	describe(b, which, r);
+	for (uint64_t round = 0; round < args.rounds; round++) {
+		for (int turn = 0; turn < PATHS; turn++) {
+			int k = (int)((round + (uint64_t)turn) % PATHS);
+			double *s = r->sample[k][0];
+			struct launch_usage u;
+			double device;
+			int ret = launch(b, r->launch[k], &u);
+
+			if (ret)
+				return ret;
+			print_threads(r->name, path_names[k], round, &u);
+			device = launch_threads_cpu(&u, is_device_thread);
+			s[FPS * MAX_ROUNDS + round] = frames / u.wall_s;
+			s[CPU_MS * MAX_ROUNDS + round] = 1e3 * u.cpu_s / frames;
+			s[DEVICE_MS * MAX_ROUNDS + round] = 1e3 * device / frames;
+			s[HOST_MS * MAX_ROUNDS + round] = 1e3 * (u.cpu_s - device) / frames;
+			s[STREAM_MS * MAX_ROUNDS + round] =
+				1e3 * launch_threads_cpu(&u, is_streaming_thread) / frames;
+		}
+	}
+	for (int k = 0; k < PATHS; k++)
+		for (int f = 0; f < FIGURES; f++)
+			r->stat[k][f] = stat3_of(r->sample[k][f], (uint32_t)args.rounds);
+	return 0;
+}
+
+static double ratio(const struct pipeline_result *r, enum figure f)
+{
+	return r->stat[LLMEM][f].median / r->stat[USUAL][f].median;
+}
+
+static void print_json(const struct bench *b, const struct pipeline_result *r, int count)
+{
+	struct emit e;
+
+	emit_begin(&e, stdout, true);
+	emit_string(&e, "camera", b->device);
+	emit_uint(&e, "width", args.size[0]);
+	emit_uint(&e, "height", args.size[1]);
+	emit_uint(&e, "frames", args.frames);
+	emit_uint(&e, "rounds", args.rounds);
+	emit_array(&e, "pipelines");
+	for (int i = 0; i < count; i++) {
+		emit_object(&e, NULL);
+		emit_string(&e, "name", r[i].name);
+		for (int k = 0; k < PATHS; k++) {
+			emit_object(&e, path_names[k]);
+			emit_string(&e, "launch", r[i].launch[k]);
+			for (int f = 0; f < FIGURES; f++)
+				emit_stat3(&e, figure_keys[f], &r[i].stat[k][f], 2);
+			emit_end(&e);
+		}
+		emit_object(&e, "ratio_llmem_usual");
+		for (int f = 0; f < FIGURES; f++)
+			emit_double(&e, figure_keys[f], ratio(&r[i], (enum figure)f), 4);
+		emit_end(&e);
+		emit_end(&e);
+	}
+	emit_end(&e);
+	emit_finish(&e);
+}
+
+static void print_result(const struct bench *b, const struct pipeline_result *r, int count)
+{
+	if (args.json) {
+		print_json(b, r, count);
+		return;
+	}
+	printf("llmem bench gst: %s, %ux%u YUY2 to BGRx, %llu frame%s a run, %llu round%s, "
+	       "the paths' order alternating; per frame, median [min, max]\n",
+	       b->device, args.size[0], args.size[1], (unsigned long long)args.frames,
+	       cli_plural(args.frames), (unsigned long long)args.rounds, cli_plural(args.rounds));
+	for (int i = 0; i < count; i++) {
+		printf("%s\n", r[i].name);
+		for (int k = 0; k < PATHS; k++)
+			printf("  %s: gst-launch-1.0 %s\n", path_names[k], r[i].launch[k]);
+		for (int f = 0; f < FIGURES; f++) {
+			printf("  %-34s", figure_names[f]);
+			for (int k = 0; k < PATHS; k++) {
+				const struct stat3 *s = &r[i].stat[k][f];
+
+				printf(" %s %.2f [%.2f, %.2f]", path_names[k], s->median, s->min,
+				       s->max);
+			}
+			if (r[i].stat[USUAL][f].median > 0)
+				printf("  llmem/usual %.2fx\n", ratio(&r[i], (enum figure)f));
+			else
+				printf("  llmem/usual -\n");
+		}
+	}
+	printf("the device's share: the CPU time of lavapipe's threads, where the Vulkan device "
+	       "is lavapipe;\nvicodec encodes on the CPU, in the streaming threads of both "
+	       "paths\n");
+}
+
+static void cleanup(struct bench *b)
+{
+	char registry[PATH_MAX + 16];
+
+	if (!b->tmp[0])
+		return;
+	snprintf(registry, sizeof(registry), "%s/registry.bin", b->tmp);
+	unlink(registry);
+	unlink(b->err_path);
+	rmdir(b->tmp);
+}
+
+static int run(const struct cli_command *cmd, int argc, char **argv)
+{
+	static struct pipeline_result result[2];
+	struct bench b = { 0 };
+	int count = 0, ret;
+
+	ret = cli_parse(cmd, argc, argv);
+	if (ret <= 0)
+		return -ret;
+	ret = setup(&b);
+	for (enum pipeline p = DISPLAY; !ret && p <= ENCODE; p <<= 1)
+		if (args.pipelines & p)
+			ret = run_pipeline(&b, p, &result[count++]);
+	if (!ret)
+		print_result(&b, result, count);
+	cleanup(&b);
+	return ret ? CLI_FAILED : CLI_OK;
+}
+
+const struct cli_command cmd_bench_gst = {
+	.name = "bench gst",
+	.summary = "GStreamer pipelines with llmem's elements against the usual ones",
+	.description =
+		"Runs capture -> convert -> display (kmssink) and capture -> convert -> encode\n"
+		"(v4l2fwhtenc) as gst-launch-1.0 pipelines twice: with llmem's elements, where\n"
+		"v4l2src captures into llmem's frames (io-mode=dmabuf-import), llmemconvert\n"
+		"converts YUY2 to BGRx on the GPU and kmssink or the encoder imports its\n"
+		"frames; and with GStreamer's usual ones (v4l2src's MMAP buffers, videoconvert\n"
+		"on the CPU).  Each run is timed whole; prints frames per second and CPU time\n"
+		"per frame of each path, the device's share apart where the Vulkan device is\n"
+		"lavapipe, the streaming threads' share, and the ratios.  Finds the plugin\n"
+		"beside the tool in a build tree, else where GStreamer looks\n"
+		"(GST_PLUGIN_PATH).",
+	.options = options,
+	.run = run,
+};
