@@ -65,7 +65,15 @@ static const struct cli_option options[] = {
 	CLI_OPTION_DEVICE(&args.device, "the camera v4l2src captures from; default: the first "
 					"capture node that is not a memory-to-memory device"),
 	CLI_OPTION_SIZE(args.size, 64, 4096, NULL, "frame size in pixels (default 640x480)"),
-	CLI_OPTION_FRAMES(&args.frames, 100000, NULL, "frames per run (default 30)"),
+	{ .name = "frames",
+	  .short_name = 'n',
+	  .type = CLI_UINT,
+	  .value = &args.frames,
+	  .meta = "N",
+	  .min = 2,
+	  .max = 100000,
+	  .help = "frames per run, at least 2: a run of one frame more tells the set-up "
+		  "apart (default 30)" },
 	{ .name = "rounds",
 	  .short_name = 'r',
 	  .type = CLI_UINT,
@@ -97,13 +105,21 @@ enum figure {
 	CPU_MS,
 	DEVICE_MS,
 	HOST_MS,
+	HOST_MARGINAL_MS,
 	STREAM_MS,
+	STREAM_USER_MS,
 	FIGURES
 };
 
+/* One a line: clang-format would lay the list out in columns. */
 static const char *const figure_keys[FIGURES] = {
-	"frames_per_s",	     "cpu_ms_per_frame",       "device_ms_per_frame",
-	"host_ms_per_frame", "streaming_ms_per_frame",
+	"frames_per_s",
+	"cpu_ms_per_frame",
+	"device_ms_per_frame",
+	"host_ms_per_frame",
+	"host_ms_per_more_frame",
+	"streaming_ms_per_frame",
+	"streaming_user_ms_per_frame",
 };
 
 static const char *const figure_names[FIGURES] = {
@@ -111,7 +127,17 @@ static const char *const figure_names[FIGURES] = {
 	"CPU ms/frame, all",
 	"device threads' CPU ms/frame",
 	"host CPU ms/frame (all - device)",
+	"host CPU ms per frame past the 1st",
 	"streaming threads' CPU ms/frame",
+	"streaming threads' user CPU ms/frame",
+};
+
+/* A pipeline's run of args.frames frames, and of one: what a frame more
+ * costs is their difference, without the set-up both pay once. */
+enum length {
+	LONG,
+	ONE,
+	LENGTHS
 };
 
 enum path {
@@ -130,7 +156,7 @@ struct bench {
 
 struct pipeline_result {
 	const char *name;
-	char launch[PATHS][1024];
+	char launch[PATHS][LENGTHS][1024];
 	double sample[PATHS][FIGURES][MAX_ROUNDS];
 	struct stat3 stat[PATHS][FIGURES];
 };
@@ -223,7 +249,7 @@ static void print_stderr_tail(const char *path)
  * description: the description goes word by word. */
 static int launch(struct bench *b, const char *description, struct launch_usage *u)
 {
-	char words[sizeof(((struct pipeline_result *)0)->launch[0])], *save = NULL;
+	char words[sizeof(((struct pipeline_result *)0)->launch[0][0])], *save = NULL;
 	char *argv[128] = { "gst-launch-1.0", "-q" };
 	int argc = 2, ret;
 
@@ -288,13 +314,14 @@ static void describe(const struct bench *b, enum pipeline which, struct pipeline
 		else
 			snprintf(sink, sizeof(sink), "v4l2fwhtenc%s ! fakesink",
 				 k == LLMEM ? " output-io-mode=dmabuf-import" : "");
-		snprintf(r->launch[k], sizeof(r->launch[k]),
-			 "v4l2src device=%s num-buffers=%llu io-mode=%s "
-			 "! video/x-raw,format=YUY2,width=%u,height=%u ! %s "
-			 "! video/x-raw,format=BGRx ! %s",
-			 b->device, (unsigned long long)args.frames,
-			 k == LLMEM ? "dmabuf-import" : "mmap", args.size[0], args.size[1],
-			 k == LLMEM ? "llmemconvert" : "videoconvert", sink);
+		for (int l = 0; l < LENGTHS; l++)
+			snprintf(r->launch[k][l], sizeof(r->launch[k][l]),
+				 "v4l2src device=%s num-buffers=%llu io-mode=%s "
+				 "! video/x-raw,format=YUY2,width=%u,height=%u ! %s "
+				 "! video/x-raw,format=BGRx ! %s",
+				 b->device, l == ONE ? 1ull : (unsigned long long)args.frames,
+				 k == LLMEM ? "dmabuf-import" : "mmap", args.size[0], args.size[1],
+				 k == LLMEM ? "llmemconvert" : "videoconvert", sink);
 	}
 	r->name = which == DISPLAY ? "display" : "encode";
 }
@@ -312,29 +339,47 @@ static void print_threads(const char *pipeline, const char *path, uint64_t round
 	fprintf(stderr, "\n");
 }
 
+/* One path's figures of one round: its runs of args.frames frames and of
+ * one. */
+static int run_path(struct bench *b, struct pipeline_result *r, int k, uint64_t round)
+{
+	double frames = (double)args.frames, host[LENGTHS];
+	double *s = r->sample[k][0];
+	struct launch_usage u;
+
+	for (int l = 0; l < LENGTHS; l++) {
+		double device;
+		int ret = launch(b, r->launch[k][l], &u);
+
+		if (ret)
+			return ret;
+		device = launch_threads_cpu(&u, is_device_thread, false);
+		host[l] = u.cpu_s - device;
+		if (l == ONE)
+			break;
+		print_threads(r->name, path_names[k], round, &u);
+		s[FPS * MAX_ROUNDS + round] = frames / u.wall_s;
+		s[CPU_MS * MAX_ROUNDS + round] = 1e3 * u.cpu_s / frames;
+		s[DEVICE_MS * MAX_ROUNDS + round] = 1e3 * device / frames;
+		s[HOST_MS * MAX_ROUNDS + round] = 1e3 * host[LONG] / frames;
+		s[STREAM_MS * MAX_ROUNDS + round] =
+			1e3 * launch_threads_cpu(&u, is_streaming_thread, false) / frames;
+		s[STREAM_USER_MS * MAX_ROUNDS + round] =
+			1e3 * launch_threads_cpu(&u, is_streaming_thread, true) / frames;
+	}
+	s[HOST_MARGINAL_MS * MAX_ROUNDS + round] = 1e3 * (host[LONG] - host[ONE]) / (frames - 1);
+	return 0;
+}
+
 static int run_pipeline(struct bench *b, enum pipeline which, struct pipeline_result *r)
 {
-	double frames = (double)args.frames;
-
 	describe(b, which, r);
 	for (uint64_t round = 0; round < args.rounds; round++) {
 		for (int turn = 0; turn < PATHS; turn++) {
-			int k = (int)((round + (uint64_t)turn) % PATHS);
-			double *s = r->sample[k][0];
-			struct launch_usage u;
-			double device;
-			int ret = launch(b, r->launch[k], &u);
+			int ret = run_path(b, r, (int)((round + (uint64_t)turn) % PATHS), round);
 
 			if (ret)
 				return ret;
-			print_threads(r->name, path_names[k], round, &u);
-			device = launch_threads_cpu(&u, is_device_thread);
-			s[FPS * MAX_ROUNDS + round] = frames / u.wall_s;
-			s[CPU_MS * MAX_ROUNDS + round] = 1e3 * u.cpu_s / frames;
-			s[DEVICE_MS * MAX_ROUNDS + round] = 1e3 * device / frames;
-			s[HOST_MS * MAX_ROUNDS + round] = 1e3 * (u.cpu_s - device) / frames;
-			s[STREAM_MS * MAX_ROUNDS + round] =
-				1e3 * launch_threads_cpu(&u, is_streaming_thread) / frames;
 		}
 	}
 	for (int k = 0; k < PATHS; k++)
@@ -364,7 +409,7 @@ static void print_json(const struct bench *b, const struct pipeline_result *r, i
 		emit_string(&e, "name", r[i].name);
 		for (int k = 0; k < PATHS; k++) {
 			emit_object(&e, path_names[k]);
-			emit_string(&e, "launch", r[i].launch[k]);
+			emit_string(&e, "launch", r[i].launch[k][LONG]);
 			for (int f = 0; f < FIGURES; f++)
 				emit_stat3(&e, figure_keys[f], &r[i].stat[k][f], 2);
 			emit_end(&e);
@@ -392,7 +437,7 @@ static void print_result(const struct bench *b, const struct pipeline_result *r,
 	for (int i = 0; i < count; i++) {
 		printf("%s\n", r[i].name);
 		for (int k = 0; k < PATHS; k++)
-			printf("  %s: gst-launch-1.0 %s\n", path_names[k], r[i].launch[k]);
+			printf("  %s: gst-launch-1.0 %s\n", path_names[k], r[i].launch[k][LONG]);
 		for (int f = 0; f < FIGURES; f++) {
 			printf("  %-34s", figure_names[f]);
 			for (int k = 0; k < PATHS; k++) {
@@ -408,8 +453,9 @@ static void print_result(const struct bench *b, const struct pipeline_result *r,
 		}
 	}
 	printf("the device's share: the CPU time of lavapipe's threads, where the Vulkan device "
-	       "is lavapipe;\nvicodec encodes on the CPU, in the streaming threads of both "
-	       "paths\n");
+	       "is lavapipe;\nvicodec encodes on the CPU, in the streaming threads' system time "
+	       "on both paths;\na frame past the first: the run of N frames less a run of one, "
+	       "over N - 1\n");
 }
 
 static void cleanup(struct bench *b)

@@ -56,7 +56,9 @@ static int read_thread(int pid, int tid, struct launch_thread *t)
 	memcpy(t->name, open_paren + 1, name_len);
 	t->name[name_len] = '\0';
 	t->tid = tid;
-	t->cpu_s = (double)(utime + stime) / (double)sysconf(_SC_CLK_TCK);
+	t->user_s = (double)utime / (double)sysconf(_SC_CLK_TCK);
+	t->system_s = (double)stime / (double)sysconf(_SC_CLK_TCK);
+	t->cpu_s = t->user_s + t->system_s;
 	return 0;
 }
 
@@ -129,12 +131,13 @@ int launch_measure(char *const argv[], const char *err_path, struct launch_usage
 }
 
 double launch_threads_cpu(const struct launch_usage *u,
-			  int (*match)(const struct launch_thread *t, const struct launch_usage *u))
+			  int (*match)(const struct launch_thread *t, const struct launch_usage *u),
+			  bool user_only)
 {
 	double sum = 0;
 
 	for (unsigned int i = 0; i < u->threads; i++)
 		if (match(&u->thread[i], u))
-			sum += u->thread[i].cpu_s;
+			sum += user_only ? u->thread[i].user_s : u->thread[i].cpu_s;
 	return sum;
 }

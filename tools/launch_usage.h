@@ -9,6 +9,7 @@
 #ifndef LLMEM_TOOLS_LAUNCH_USAGE_H
 #define LLMEM_TOOLS_LAUNCH_USAGE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #define LAUNCH_MAX_THREADS 256
@@ -17,7 +18,8 @@ struct launch_thread {
 	int tid;
 	/* /proc's comm: 15 characters at most. */
 	char name[16];
-	double cpu_s;
+	/* User and system time; cpu_s their sum. */
+	double user_s, system_s, cpu_s;
 };
 
 struct launch_usage {
@@ -41,9 +43,10 @@ struct launch_usage {
  */
 int launch_measure(char *const argv[], const char *err_path, struct launch_usage *u);
 
-/* The CPU time of @u's threads whose name @match accepts (the main thread
- * has the tid of @u->pid). */
-double launch_threads_cpu(const struct launch_usage *u, int (*match)(const struct launch_thread *t,
-								     const struct launch_usage *u));
+/* The CPU time of @u's threads that @match accepts (the main thread has the
+ * tid of @u->pid); with @user_only, their user time alone. */
+double launch_threads_cpu(const struct launch_usage *u,
+			  int (*match)(const struct launch_thread *t, const struct launch_usage *u),
+			  bool user_only);
 
 #endif
