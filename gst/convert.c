@@ -112,33 +112,21 @@ static gboolean gst_llmem_convert_set_caps(GstBaseTransform *trans, GstCaps *inc
 	return TRUE;
 }
 
-static GstFlowReturn gst_llmem_convert_transform(GstBaseTransform *trans, GstBuffer *inbuf,
-						 GstBuffer *outbuf)
+static GstFlowReturn gst_llmem_convert_process(GstLlmemTransform *base,
+					       const struct gst_llmem_frame *src,
+					       const struct gst_llmem_frame *dst)
 {
-	GstLlmemConvert *self = GST_LLMEM_CONVERT(trans);
-	GstLlmemTransform *base = GST_LLMEM_TRANSFORM(trans);
-	struct llmem_buffer *dst = gst_llmem_transform_output(base, outbuf);
-	struct llmem_frame_layout src_layout;
-	struct llmem_buffer *src, *src_chroma;
-	GstBuffer *staged;
-	GstFlowReturn flow;
-	int ret;
-
-	if (!dst)
-		return GST_FLOW_ERROR;
-	flow = gst_llmem_transform_input(base, inbuf, &src, &src_chroma, &src_layout, &staged);
-	if (flow != GST_FLOW_OK)
-		return flow;
-	ret = llmem_convert_to_rgba(&(struct llmem_convert_info){
-		.src = src,
-		.src_layout = &src_layout,
-		.src_chroma = src_chroma,
-		.dst = dst,
-		.dst_layout = gst_llmem_transform_out_layout(base),
+	GstLlmemConvert *self = GST_LLMEM_CONVERT(base);
+	int ret = llmem_convert_to_rgba(&(struct llmem_convert_info){
+		.src = src->buffer,
+		.src_layout = &src->layout,
+		.src_chroma = src->chroma,
+		.dst = dst->buffer,
+		.dst_layout = &dst->layout,
 		.encoding = self->encoding,
 		.range = self->range,
 	});
-	gst_clear_buffer(&staged);
+
 	if (ret) {
 		GST_ELEMENT_ERROR(self, LIBRARY, FAILED, ("The GPU conversion failed."),
 				  ("%s", llmem_last_error()));
@@ -162,7 +150,8 @@ static void gst_llmem_convert_class_init(GstLlmemConvertClass *klass)
 	trans_class->transform_caps = gst_llmem_convert_transform_caps;
 	trans_class->fixate_caps = gst_llmem_convert_fixate_caps;
 	trans_class->set_caps = gst_llmem_convert_set_caps;
-	trans_class->transform = gst_llmem_convert_transform;
+	GST_LLMEM_TRANSFORM_CLASS(klass)->process = gst_llmem_convert_process;
+	GST_LLMEM_TRANSFORM_CLASS(klass)->takes_chroma = TRUE;
 }
 
 static void gst_llmem_convert_init(GstLlmemConvert *self)

@@ -171,10 +171,13 @@ static gboolean gst_llmem_filter_set_caps(GstBaseTransform *trans, GstCaps *inca
 		->set_caps(trans, incaps, outcaps);
 }
 
-static GstFlowReturn dispatch(GstLlmemFilter *self, struct llmem_buffer *src,
-			      const struct llmem_frame_layout *src_l, struct llmem_buffer *dst,
-			      const struct llmem_frame_layout *dst_l)
+static GstFlowReturn gst_llmem_filter_process(GstLlmemTransform *base,
+					      const struct gst_llmem_frame *src_frame,
+					      const struct gst_llmem_frame *dst_frame)
 {
+	GstLlmemFilter *self = GST_LLMEM_FILTER(base);
+	const struct llmem_frame_layout *src_l = &src_frame->layout, *dst_l = &dst_frame->layout;
+	struct llmem_buffer *src = src_frame->buffer, *dst = dst_frame->buffer;
 	struct gst_llmem_filter_push frame = { .width = src_l->width, .height = src_l->height };
 	struct llmem_kernel_arg args[] = { { .buffer = src }, { .buffer = dst } };
 	int ret;
@@ -205,26 +208,6 @@ static GstFlowReturn dispatch(GstLlmemFilter *self, struct llmem_buffer *src,
 	return GST_FLOW_OK;
 }
 
-static GstFlowReturn gst_llmem_filter_transform(GstBaseTransform *trans, GstBuffer *inbuf,
-						GstBuffer *outbuf)
-{
-	GstLlmemFilter *self = GST_LLMEM_FILTER(trans);
-	GstLlmemTransform *base = GST_LLMEM_TRANSFORM(trans);
-	struct llmem_buffer *dst = gst_llmem_transform_output(base, outbuf);
-	struct llmem_frame_layout src_l;
-	struct llmem_buffer *src;
-	GstBuffer *staged;
-	GstFlowReturn flow;
-
-	if (!dst)
-		return GST_FLOW_ERROR;
-	flow = gst_llmem_transform_input(base, inbuf, &src, NULL, &src_l, &staged);
-	if (flow == GST_FLOW_OK)
-		flow = dispatch(self, src, &src_l, dst, gst_llmem_transform_out_layout(base));
-	gst_clear_buffer(&staged);
-	return flow;
-}
-
 /* The copy path in place: the staged frame's result back into @buf. */
 static gboolean copy_back(GstLlmemFilter *self, GstBuffer *staged, GstBuffer *buf)
 {
@@ -247,15 +230,13 @@ static gboolean copy_back(GstLlmemFilter *self, GstBuffer *staged, GstBuffer *bu
 static GstFlowReturn gst_llmem_filter_transform_ip(GstBaseTransform *trans, GstBuffer *buf)
 {
 	GstLlmemFilter *self = GST_LLMEM_FILTER(trans);
-	struct llmem_frame_layout layout;
-	struct llmem_buffer *frame;
+	struct gst_llmem_frame frame;
 	GstBuffer *staged;
 	GstFlowReturn flow;
 
-	flow = gst_llmem_transform_input(GST_LLMEM_TRANSFORM(trans), buf, &frame, NULL, &layout,
-					 &staged);
+	flow = gst_llmem_transform_input(GST_LLMEM_TRANSFORM(trans), buf, &frame, &staged);
 	if (flow == GST_FLOW_OK)
-		flow = dispatch(self, frame, &layout, frame, &layout);
+		flow = gst_llmem_filter_process(GST_LLMEM_TRANSFORM(trans), &frame, &frame);
 	if (flow == GST_FLOW_OK && staged && !copy_back(self, staged, buf)) {
 		GST_ELEMENT_ERROR(self, RESOURCE, FAILED, ("Cannot copy the frame back."), (NULL));
 		flow = GST_FLOW_ERROR;
@@ -395,7 +376,7 @@ static void gst_llmem_filter_class_init(GstLlmemFilterClass *klass)
 	trans_class->start = gst_llmem_filter_start;
 	trans_class->stop = gst_llmem_filter_stop;
 	trans_class->set_caps = gst_llmem_filter_set_caps;
-	trans_class->transform = gst_llmem_filter_transform;
+	GST_LLMEM_TRANSFORM_CLASS(klass)->process = gst_llmem_filter_process;
 	trans_class->transform_ip = gst_llmem_filter_transform_ip;
 }
 

@@ -302,19 +302,17 @@ static gboolean stage(GstLlmemTransform *self, GstBuffer *inbuf, GstBuffer **sta
 }
 
 GstFlowReturn gst_llmem_transform_input(GstLlmemTransform *self, GstBuffer *inbuf,
-					struct llmem_buffer **buffer, struct llmem_buffer **chroma,
-					struct llmem_frame_layout *layout, GstBuffer **staged)
+					struct gst_llmem_frame *frame, GstBuffer **staged)
 {
 	GstLlmemTransformPrivate *priv = PRIV(self);
+	gboolean takes_chroma = GST_LLMEM_TRANSFORM_GET_CLASS(self)->takes_chroma;
 
 	*staged = NULL;
-	*buffer = NULL;
-	if (chroma)
-		*chroma = NULL;
-	if (input_in_place(self, inbuf, buffer, chroma, layout))
+	*frame = (struct gst_llmem_frame){ 0 };
+	if (input_in_place(self, inbuf, &frame->buffer, takes_chroma ? &frame->chroma : NULL,
+			   &frame->layout))
 		return GST_FLOW_OK;
-	if (chroma)
-		*chroma = NULL;
+	frame->chroma = NULL;
 	if (!stage(self, inbuf, staged)) {
 		gst_clear_buffer(staged);
 		GST_ELEMENT_ERROR(self, RESOURCE, FAILED,
@@ -322,23 +320,34 @@ GstFlowReturn gst_llmem_transform_input(GstLlmemTransform *self, GstBuffer *inbu
 				  ("GST_DEBUG=llmem:2 shows why"));
 		return GST_FLOW_ERROR;
 	}
-	gst_llmem_buffer_pool_get_layout(GST_LLMEM_BUFFER_POOL(priv->staging), layout);
-	*buffer = gst_llmem_memory_get_buffer(gst_buffer_peek_memory(*staged, 0), priv->session);
+	gst_llmem_buffer_pool_get_layout(GST_LLMEM_BUFFER_POOL(priv->staging), &frame->layout);
+	frame->buffer =
+		gst_llmem_memory_get_buffer(gst_buffer_peek_memory(*staged, 0), priv->session);
 	return GST_FLOW_OK;
 }
 
-struct llmem_buffer *gst_llmem_transform_output(GstLlmemTransform *self, GstBuffer *outbuf)
+static GstFlowReturn gst_llmem_transform_transform(GstBaseTransform *trans, GstBuffer *inbuf,
+						   GstBuffer *outbuf)
 {
-	struct llmem_buffer *buffer =
-		gst_buffer_n_memory(outbuf) == 1
-			? gst_llmem_memory_get_buffer(gst_buffer_peek_memory(outbuf, 0),
-						      PRIV(self)->session)
-			: NULL;
+	GstLlmemTransform *self = GST_LLMEM_TRANSFORM(trans);
+	GstLlmemTransformPrivate *priv = PRIV(self);
+	struct gst_llmem_frame src, dst = { .layout = priv->out_layout };
+	GstBuffer *staged;
+	GstFlowReturn flow;
 
-	if (!buffer)
+	if (gst_buffer_n_memory(outbuf) == 1)
+		dst.buffer = gst_llmem_memory_get_buffer(gst_buffer_peek_memory(outbuf, 0),
+							 priv->session);
+	if (!dst.buffer) {
 		GST_ELEMENT_ERROR(self, CORE, FAILED, ("The output buffer is not an llmem frame."),
 				  (NULL));
-	return buffer;
+		return GST_FLOW_ERROR;
+	}
+	flow = gst_llmem_transform_input(self, inbuf, &src, &staged);
+	if (flow == GST_FLOW_OK)
+		flow = GST_LLMEM_TRANSFORM_GET_CLASS(self)->process(self, &src, &dst);
+	gst_clear_buffer(&staged);
+	return flow;
 }
 
 GstLlmemSession *gst_llmem_transform_session(GstLlmemTransform *self)
@@ -349,11 +358,6 @@ GstLlmemSession *gst_llmem_transform_session(GstLlmemTransform *self)
 const GstVideoInfo *gst_llmem_transform_in_info(GstLlmemTransform *self)
 {
 	return &PRIV(self)->in_info;
-}
-
-const struct llmem_frame_layout *gst_llmem_transform_out_layout(GstLlmemTransform *self)
-{
-	return &PRIV(self)->out_layout;
 }
 
 static void gst_llmem_transform_set_property(GObject *object, guint id, const GValue *value,
@@ -439,6 +443,7 @@ static void gst_llmem_transform_class_init(GstLlmemTransformClass *klass)
 	trans_class->set_caps = gst_llmem_transform_set_caps;
 	trans_class->propose_allocation = gst_llmem_transform_propose_allocation;
 	trans_class->decide_allocation = gst_llmem_transform_decide_allocation;
+	trans_class->transform = gst_llmem_transform_transform;
 	trans_class->passthrough_on_same_caps = FALSE;
 }
 

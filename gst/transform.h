@@ -23,33 +23,45 @@ struct llmem_buffer;
 G_DECLARE_DERIVABLE_TYPE(GstLlmemTransform, gst_llmem_transform, GST, LLMEM_TRANSFORM,
 			 GstBaseTransform)
 
+/* A frame as an element's GPU work reads or writes it. */
+struct gst_llmem_frame {
+	struct llmem_buffer *buffer;
+	/* NV12's CbCr plane in a buffer of its own (layout.offset[1] within
+	 * it), or NULL: both planes are in @buffer. */
+	struct llmem_buffer *chroma;
+	struct llmem_frame_layout layout;
+};
+
+/*
+ * GstBaseTransform's transform is the base class's: it takes the output
+ * frame from the element's pool and the input frame in place (or copied),
+ * and calls @process with both.
+ */
 struct _GstLlmemTransformClass {
 	GstBaseTransformClass parent_class;
+	/* The GPU work on one frame; posts its error message on failure. */
+	GstFlowReturn (*process)(GstLlmemTransform *self, const struct gst_llmem_frame *src,
+				 const struct gst_llmem_frame *dst);
+	/* Whether @process takes a src whose CbCr plane is a buffer of its
+	 * own; without it such a frame is copied into one buffer first. */
+	gboolean takes_chroma;
 };
 
 /* For subclasses: valid between start and stop. */
 GstLlmemSession *gst_llmem_transform_session(GstLlmemTransform *self);
 
-/* The caps set_caps was given, parsed; and where the output frames lie. */
+/* The caps set_caps was given, parsed. */
 const GstVideoInfo *gst_llmem_transform_in_info(GstLlmemTransform *self);
-const struct llmem_frame_layout *gst_llmem_transform_out_layout(GstLlmemTransform *self);
 
 /*
- * The input frame of @inbuf as an llmem buffer and its layout; *@staged
- * receives the staging frame when the frame had to be copied (the
- * caller's to unref after the GPU work), NULL otherwise.  A caller that
- * takes NV12's CbCr plane in a buffer of its own gives @chroma: a frame
- * that comes as a memory per plane (V4L2's NV12M) is then read in place,
- * *@chroma its CbCr plane's buffer and the layout's plane 1 offset within
- * it; *@chroma is NULL when both planes are in *@buffer.  Without @chroma
- * such a frame is copied.  Posts the error message on failure.
+ * The input frame of @inbuf as llmem buffers and its layout, for work in
+ * place (transform_ip); *@staged receives the staging frame when the frame
+ * had to be copied (the caller's to unref after the GPU work), NULL
+ * otherwise.  A frame whose planes come in a memory each (V4L2's NV12M) is
+ * read in place where the class takes_chroma, copied otherwise.  Posts the
+ * error message on failure.
  */
 GstFlowReturn gst_llmem_transform_input(GstLlmemTransform *self, GstBuffer *inbuf,
-					struct llmem_buffer **buffer, struct llmem_buffer **chroma,
-					struct llmem_frame_layout *layout, GstBuffer **staged);
-
-/* The llmem frame of @outbuf (a buffer of the element's pool); posts the
- * error message and returns NULL when it is none. */
-struct llmem_buffer *gst_llmem_transform_output(GstLlmemTransform *self, GstBuffer *outbuf);
+					struct gst_llmem_frame *frame, GstBuffer **staged);
 
 #endif
