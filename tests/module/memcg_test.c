@@ -140,9 +140,14 @@ FIXTURE_TEARDOWN(memcg)
 /* memory.current grows by the buffer's size and falls back at close. */
 TEST_F(memcg, charged_to_allocator)
 {
-	long before = read_num(self->a, "memory.current", NULL), during;
-	int fd = llmem_alloc(self->dev, 32 * MiB);
+	long before, during;
+	int fd;
 
+	/* The harness runs the test after a SKIP in its set-up. */
+	if (!self->a[0])
+		SKIP(return, "no memory cgroup (see the set-up)");
+	before = read_num(self->a, "memory.current", NULL);
+	fd = llmem_alloc(self->dev, 32 * MiB);
 	ASSERT_GE(before, 0);
 	ASSERT_GE(fd, 0);
 	during = read_num(self->a, "memory.current", NULL);
@@ -158,11 +163,15 @@ TEST_F(memcg, charged_to_allocator)
  */
 TEST_F(memcg, stays_with_allocator)
 {
-	long a0 = read_num(self->a, "memory.current", NULL), b_held;
+	long a0, b_held;
 	int ready[2], done[2], fd, status;
 	char c = 0;
 	pid_t pid;
 
+	/* The harness runs the test after a SKIP in its set-up. */
+	if (!self->a[0])
+		SKIP(return, "no memory cgroup (see the set-up)");
+	a0 = read_num(self->a, "memory.current", NULL);
 	ASSERT_EQ(pipe2(ready, O_CLOEXEC), 0);
 	ASSERT_EQ(pipe2(done, O_CLOEXEC), 0);
 	fd = llmem_alloc(self->dev, 32 * MiB);
@@ -203,9 +212,13 @@ TEST_F(memcg, stays_with_allocator)
  */
 TEST_F(memcg, past_memory_max)
 {
-	long live = llmem_live_pages(), before;
+	long live, before;
 	int fd;
 
+	/* The harness runs the test after a SKIP in its set-up. */
+	if (!self->a[0])
+		SKIP(return, "no memory cgroup (see the set-up)");
+	live = llmem_live_pages();
 	ASSERT_GE(live, 0);
 	ASSERT_EQ(write_str(self->a, "memory.max", "50331648"), 0); /* 48 MiB */
 	before = read_num(self->a, "memory.current", NULL);
