@@ -27,6 +27,9 @@ const struct cli_command *const cli_commands[] = {
 	&cmd_bench_camera,
 	&cmd_bench_codec,
 	&cmd_bench_transfer,
+#ifdef LLMEM_TOOL_RDMA
+	&cmd_bench_rdma,
+#endif
 	NULL,
 };
 
