@@ -2,7 +2,8 @@
 /*
  * What an RDMA region on llmem.ko's pages leaves behind (issue 32, item 1),
  * on software RoCE: a process killed while it has a region registered
- * gives every page back; llmem.ko cannot be unloaded while a registered
+ * gives every page back; llmem.ko's debugfs counts the pages a region pins
+ * (gup_pinned_pages) and none after deregistration; llmem.ko cannot be unloaded while a registered
  * mapping holds its DMA-BUF, and can once the region and the mapping are
  * gone.  And the tracker's blind spot: a region pins pages by GUP
  * (FOLL_PIN | FOLL_LONGTERM), which holds the pages but not the DMA-BUF,
@@ -43,6 +44,20 @@ static long live_pages_back_to(long want)
 		now = llmem_live_pages();
 	}
 	return now;
+}
+
+/* llmem.ko's count of its pages pinned by GUP (FOLL_PIN), or -1. */
+static long gup_pinned_pages(void)
+{
+	FILE *f = fopen("/sys/kernel/debug/llmem/gup_pinned_pages", "re");
+	long pages = -1;
+
+	if (!f)
+		return -1;
+	if (fscanf(f, "%ld", &pages) != 1)
+		pages = -1;
+	fclose(f);
+	return pages;
 }
 
 static uint8_t pattern(uint32_t i)
@@ -116,10 +131,12 @@ TEST_F_TIMEOUT(lifetime, killed_with_a_region, 120)
 	ASSERT_EQ(read(p[0], &c, 1), 1) TH_LOG("the child did not register its buffer");
 	close(p[0]);
 	EXPECT_EQ(llmem_live_pages(), self->before + PAGES);
+	EXPECT_EQ(gup_pinned_pages(), PAGES);
 	ASSERT_EQ(kill(pid, SIGKILL), 0);
 	ASSERT_EQ(waitpid(pid, &status, 0), pid);
 	EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
 	EXPECT_EQ(live_pages_back_to(self->before), self->before);
+	EXPECT_EQ(gup_pinned_pages(), 0);
 }
 
 /* An llmem.ko buffer's mapping, its fds closed: the mapping holds it alone. */
@@ -158,12 +175,15 @@ TEST_F(lifetime, unload_refused_while_registered)
 	struct ibv_mr *mr;
 
 	ASSERT_NE(p, NULL);
+	EXPECT_EQ(gup_pinned_pages(), 0);
 	mr = self->a.v->reg_mr(self->a.pd, p, SIZE, ACCESS);
 	ASSERT_NE(mr, NULL) TH_LOG("ibv_reg_mr: %s", strerror(errno));
 	EXPECT_EQ(llmem_live_pages(), self->before + PAGES);
+	EXPECT_EQ(gup_pinned_pages(), PAGES);
 	EXPECT_EQ(delete_module("llmem"), -EWOULDBLOCK);
 	EXPECT_EQ(access(LLMEM_DEV, F_OK), 0);
 	EXPECT_EQ(self->a.v->dereg_mr(mr), 0);
+	EXPECT_EQ(gup_pinned_pages(), 0);
 	EXPECT_EQ(munmap(p, SIZE), 0);
 	EXPECT_EQ(live_pages_back_to(self->before), self->before);
 	if (reload_llmem(_metadata))
@@ -186,8 +206,10 @@ TEST_F_TIMEOUT(lifetime, released_while_registered, 120)
 	ASSERT_NE(dst_mr, NULL);
 	/* The mapping goes, the region stays: llmem.ko frees its buffer and
 	 * no longer counts the pages the card pins. */
+	EXPECT_EQ(gup_pinned_pages(), PAGES);
 	EXPECT_EQ(munmap(p, SIZE), 0);
 	EXPECT_EQ(live_pages_back_to(self->before), self->before);
+	EXPECT_EQ(gup_pinned_pages(), 0);
 	/* Unloading does not wait for the card: nothing of llmem.ko's holds. */
 	reloaded = !reload_llmem(_metadata);
 	if (!reloaded)
