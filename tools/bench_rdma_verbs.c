@@ -113,7 +113,8 @@ int rdma_end_open(struct rdma_end *e, const char *name)
 	}
 	e->gid_index = ipv4_gid(e);
 	if (e->gid_index < 0) {
-		snprintf(e->why, sizeof(e->why), "%s has no GID of an IPv4 address", name);
+		snprintf(e->why, sizeof(e->why), "%s has no GID of an IPv4 address",
+			 e->ctx->device->name);
 		return -EADDRNOTAVAIL;
 	}
 	e->pd = e->v->alloc_pd(e->ctx);
