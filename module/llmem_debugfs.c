@@ -11,7 +11,6 @@
 #include <linux/debugfs.h>
 #include <linux/lockdep.h>
 #include <linux/minmax.h>
-#include <linux/mm.h>
 #include <linux/mutex.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
@@ -96,26 +95,19 @@ DEFINE_SHOW_ATTRIBUTE(llmem_live_pages);
 
 /*
  * Pages of llmem's own buffers that a GUP user holds pinned for DMA
- * (FOLL_PIN: ibv_reg_mr() of a mapping, O_DIRECT in flight), as
- * folio_maybe_dma_pinned() tells: exact for a high-order block, whose pins
- * it counts, and from the reference count's bias for a single page, hence
- * "maybe"; a block pinned anywhere counts whole.  A pin outlives the
- * buffer when the mapping goes first: those pages are no longer llmem's,
- * and no longer counted.
+ * (llmem_buffer_gup_pinned()), ranges left out: their pages are their
+ * parent's.  A pin outlives the buffer when the mapping goes first: those
+ * pages are no longer llmem's, and no longer counted.
  */
 static int llmem_gup_pinned_pages_show(struct seq_file *m, void *unused)
 {
 	struct llmem_buffer *buf;
 	unsigned long pinned = 0;
-	pgoff_t i;
 
 	mutex_lock(&llmem_lock);
 	list_for_each_entry(buf, &llmem_buffers, node) {
-		if (buf->parent)
-			continue;
-		for (i = 0; i < buf->pagecount; i++)
-			if (folio_maybe_dma_pinned(page_folio(buf->pages[i])))
-				pinned++;
+		if (!buf->parent)
+			pinned += llmem_buffer_gup_pinned(buf);
 		cond_resched();
 	}
 	mutex_unlock(&llmem_lock);

@@ -2,16 +2,17 @@
 /*
  * What an RDMA region on llmem.ko's pages leaves behind (issue 32, item 1),
  * on software RoCE: a process killed while it has a region registered
- * gives every page back; llmem.ko's debugfs counts the pages a region pins
- * (gup_pinned_pages) and none after deregistration; llmem.ko cannot be unloaded while a registered
- * mapping holds its DMA-BUF, and can once the region and the mapping are
- * gone.  And the tracker's blind spot: a region pins pages by GUP
- * (FOLL_PIN | FOLL_LONGTERM), which holds the pages but not the DMA-BUF,
- * so once the mapping and the fds are gone llmem.ko frees its buffer and
- * stops counting pages the card still reads and writes; they stay whole
- * (the card reads what was written), go back to the kernel at
- * deregistration, and llmem.ko can be unloaded meanwhile: the pages are
- * the page allocator's, with nothing of llmem.ko's left on them.
+ * gives every page back; llmem.ko counts the pages a region pins (INFO's
+ * gup_pinned_pages, debugfs's total) and none after deregistration;
+ * llmem.ko cannot be unloaded while a registered mapping holds its
+ * DMA-BUF, and can once the region and the mapping are gone.  And the
+ * tracker's blind spot: a region pins pages by GUP (FOLL_PIN |
+ * FOLL_LONGTERM), which holds the pages but not the DMA-BUF, so once the
+ * mapping and the fds are gone llmem.ko frees its buffer and stops
+ * counting pages the card still reads and writes; they stay whole (the
+ * card reads what was written), go back to the kernel at deregistration,
+ * and llmem.ko can be unloaded meanwhile: the pages are the page
+ * allocator's, with nothing of llmem.ko's left on them.
  */
 #include <errno.h>
 #include <signal.h>
@@ -139,21 +140,28 @@ TEST_F_TIMEOUT(lifetime, killed_with_a_region, 120)
 	EXPECT_EQ(gup_pinned_pages(), 0);
 }
 
+/* An llmem.ko buffer's mapping, filled with the pattern. */
+static uint8_t *map_pattern(int fd)
+{
+	uint8_t *p = mmap(NULL, SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+
+	if (p == MAP_FAILED)
+		return NULL;
+	for (uint32_t i = 0; i < SIZE; i++)
+		p[i] = pattern(i);
+	return p;
+}
+
 /* An llmem.ko buffer's mapping, its fds closed: the mapping holds it alone. */
 static uint8_t *mapped_buffer(void)
 {
 	int dev = llmem_open(), fd = dev >= 0 ? llmem_alloc(dev, SIZE) : -1;
-	uint8_t *p =
-		fd >= 0 ? mmap(NULL, SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0) : MAP_FAILED;
+	uint8_t *p = fd >= 0 ? map_pattern(fd) : NULL;
 
 	if (fd >= 0)
 		close(fd);
 	if (dev >= 0)
 		close(dev);
-	if (p == MAP_FAILED)
-		return NULL;
-	for (uint32_t i = 0; i < SIZE; i++)
-		p[i] = pattern(i);
 	return p;
 }
 
@@ -169,17 +177,32 @@ static int reload_llmem(struct __test_metadata *_metadata)
 	return 0;
 }
 
+/*
+ * INFO counts the buffer's pinned pages while the region exists; with the
+ * fds closed, the registered mapping keeps llmem.ko loaded.
+ */
 TEST_F(lifetime, unload_refused_while_registered)
 {
-	uint8_t *p = mapped_buffer();
+	int dev = llmem_open(), fd = dev >= 0 ? llmem_alloc(dev, SIZE) : -1;
+	struct llmem_info info;
 	struct ibv_mr *mr;
+	uint8_t *p;
 
+	ASSERT_GE(fd, 0);
+	p = map_pattern(fd);
 	ASSERT_NE(p, NULL);
+	ASSERT_EQ(llmem_info(dev, fd, &info, NULL, 0), 0);
+	EXPECT_TRUE(info.known & LLMEM_KNOWN_GUP_PINS);
+	EXPECT_EQ(info.gup_pinned_pages, 0);
 	EXPECT_EQ(gup_pinned_pages(), 0);
 	mr = self->a.v->reg_mr(self->a.pd, p, SIZE, ACCESS);
 	ASSERT_NE(mr, NULL) TH_LOG("ibv_reg_mr: %s", strerror(errno));
-	EXPECT_EQ(llmem_live_pages(), self->before + PAGES);
+	ASSERT_EQ(llmem_info(dev, fd, &info, NULL, 0), 0);
+	EXPECT_EQ(info.gup_pinned_pages, PAGES);
 	EXPECT_EQ(gup_pinned_pages(), PAGES);
+	EXPECT_EQ(llmem_live_pages(), self->before + PAGES);
+	close(fd);
+	close(dev);
 	EXPECT_EQ(delete_module("llmem"), -EWOULDBLOCK);
 	EXPECT_EQ(access(LLMEM_DEV, F_OK), 0);
 	EXPECT_EQ(self->a.v->dereg_mr(mr), 0);
