@@ -129,7 +129,7 @@ static int host_b(int sock)
 	struct hello_a a;
 	struct hello_b b;
 	struct verdict v = { .status = 1, .worst = -1 };
-	uint8_t *map, *rgba_map, *ref = NULL;
+	uint8_t *map = NULL, *rgba_map = NULL, *ref = NULL;
 	uint32_t imm = 0;
 	bool arrived = false;
 	char done;
@@ -201,14 +201,12 @@ out:
 	if (arrived && !send_all(sock, &v, sizeof(v)))
 		recv_all(sock, &done, 1);
 	free(ref);
-	if (rgba) {
+	if (rgba_map)
 		llmem_buffer_unmap(rgba);
-		llmem_buffer_destroy(rgba);
-	}
-	if (mr) {
+	llmem_buffer_destroy(rgba);
+	if (map)
 		llmem_buffer_unmap(frame);
-		llmem_rdma_deregister(mr);
-	}
+	llmem_rdma_deregister(mr);
 	rdma_end_close(&e);
 	llmem_buffer_destroy(frame);
 	llmem_memory_destroy(host);
