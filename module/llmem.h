@@ -202,6 +202,7 @@ static inline int llmem_copy_out(void __user *uarg, const void *data,
 struct llmem_buffer *llmem_buffer_of(struct dma_buf *dmabuf);
 bool llmem_buffer_device_writes(struct llmem_buffer *buf);
 bool llmem_buffer_pinned(struct llmem_buffer *buf);
+pgoff_t llmem_buffer_gup_pinned(struct llmem_buffer *buf);
 long llmem_ioctl_alloc(struct file *file, void *data, void __user *uarg,
 		       unsigned int usize);
 long llmem_ioctl_export_range(struct file *file, void *data,

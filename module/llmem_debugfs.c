@@ -4,7 +4,8 @@
  *
  * "buffers" is the table of every buffer llmem exported and every foreign
  * one tracked, as LLMEM_IOC_INFO describes them; "live_pages" is the count
- * of pages llmem buffers hold, 0 once every fd and mapping is gone.
+ * of pages llmem buffers hold, 0 once every fd and mapping is gone;
+ * "gup_pinned_pages" how many of them a GUP user holds pinned for DMA.
  */
 #include <linux/atomic.h>
 #include <linux/debugfs.h>
@@ -92,6 +93,29 @@ static int llmem_live_pages_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(llmem_live_pages);
 
+/*
+ * Pages of llmem's own buffers that a GUP user holds pinned for DMA
+ * (llmem_buffer_gup_pinned()), ranges left out: their pages are their
+ * parent's.  A pin outlives the buffer when the mapping goes first: those
+ * pages are no longer llmem's, and no longer counted.
+ */
+static int llmem_gup_pinned_pages_show(struct seq_file *m, void *unused)
+{
+	struct llmem_buffer *buf;
+	unsigned long pinned = 0;
+
+	mutex_lock(&llmem_lock);
+	list_for_each_entry(buf, &llmem_buffers, node) {
+		if (!buf->parent)
+			pinned += llmem_buffer_gup_pinned(buf);
+		cond_resched();
+	}
+	mutex_unlock(&llmem_lock);
+	seq_printf(m, "%lu\n", pinned);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(llmem_gup_pinned_pages);
+
 /**
  * llmem_debugfs_init() - create /sys/kernel/debug/llmem/ and its files
  *
@@ -106,6 +130,8 @@ void llmem_debugfs_init(void)
 			    &llmem_buffers_fops);
 	debugfs_create_file("live_pages", 0400, llmem_debugfs, NULL,
 			    &llmem_live_pages_fops);
+	debugfs_create_file("gup_pinned_pages", 0400, llmem_debugfs, NULL,
+			    &llmem_gup_pinned_pages_fops);
 }
 
 /**

@@ -154,6 +154,28 @@ bool llmem_buffer_pinned(struct llmem_buffer *buf)
 	return pinned;
 }
 
+/**
+ * llmem_buffer_gup_pinned() - pages a GUP user holds pinned for DMA
+ * @buf: an llmem buffer or range
+ *
+ * FOLL_PIN (ibv_reg_mr() of a mapping, O_DIRECT in flight) pins the folio:
+ * folio_maybe_dma_pinned() is exact for a high-order block, whose pins the
+ * folio counts, and reads the reference count's bias for a single page,
+ * hence "maybe".  A block pinned anywhere counts whole.
+ *
+ * Context: process context; the caller keeps @buf alive.
+ * Return: the number of @buf's pages in pinned folios.
+ */
+pgoff_t llmem_buffer_gup_pinned(struct llmem_buffer *buf)
+{
+	pgoff_t i, pinned = 0;
+
+	for (i = 0; i < buf->pagecount; i++)
+		if (folio_maybe_dma_pinned(page_folio(buf->pages[i])))
+			pinned++;
+	return pinned;
+}
+
 static void llmem_vm_open(struct vm_area_struct *vma)
 {
 	struct llmem_buffer *buf = vma->vm_private_data;

@@ -101,8 +101,10 @@ int llmem_describe(struct dma_buf *dmabuf, struct llmem_info *info,
 	info->pins = buf->pinned;
 	mutex_unlock(&buf->lock);
 	info->cpu_mmaps = atomic_read(&buf->cpu_mmaps);
+	info->gup_pinned_pages = llmem_buffer_gup_pinned(buf);
 	info->known |= LLMEM_KNOWN_DEVICE_MAPS | LLMEM_KNOWN_CPU_MMAPS |
-		       LLMEM_KNOWN_MAPPABLE | LLMEM_KNOWN_PINS;
+		       LLMEM_KNOWN_MAPPABLE | LLMEM_KNOWN_PINS |
+		       LLMEM_KNOWN_GUP_PINS;
 	info->state |= LLMEM_STATE_EXPORTED;
 	if (buf->contiguous)
 		info->state |= LLMEM_STATE_CONTIGUOUS;

@@ -32,5 +32,7 @@ extern const struct cli_command cmd_bench_camera;
 extern const struct cli_command cmd_bench_codec;
 extern const struct cli_command cmd_bench_gst;
 extern const struct cli_command cmd_bench_transfer;
+/* Built where rdma-core's headers are (LLMEM_TOOL_RDMA). */
+extern const struct cli_command cmd_bench_rdma;
 
 #endif

@@ -29,6 +29,9 @@ const struct cli_command *const cli_commands[] = {
 	&cmd_bench_codec,
 	&cmd_bench_gst,
 	&cmd_bench_transfer,
+#ifdef LLMEM_TOOL_RDMA
+	&cmd_bench_rdma,
+#endif
 	NULL,
 };
 

@@ -71,11 +71,13 @@ TEST_F(alloc, success)
 	EXPECT_STREQ(info.exporter, "llmem");
 	EXPECT_EQ(info.known, LLMEM_KNOWN_ATTACHMENTS | LLMEM_KNOWN_DEVICE_MAPS |
 				      LLMEM_KNOWN_CPU_MMAPS | LLMEM_KNOWN_VMAPS |
-				      LLMEM_KNOWN_FENCES | LLMEM_KNOWN_MAPPABLE | LLMEM_KNOWN_PINS);
+				      LLMEM_KNOWN_FENCES | LLMEM_KNOWN_MAPPABLE | LLMEM_KNOWN_PINS |
+				      LLMEM_KNOWN_GUP_PINS);
 	EXPECT_EQ(info.state, LLMEM_STATE_EXPORTED | LLMEM_STATE_MAPPABLE);
 	EXPECT_EQ(info.attachments, 0);
 	EXPECT_EQ(info.device_maps, 0);
 	EXPECT_EQ(info.cpu_mmaps, 0);
+	EXPECT_EQ(info.gup_pinned_pages, 0);
 	EXPECT_EQ(info.vmaps, 0);
 	EXPECT_EQ(info.fences, 0);
 	close(a.fd);
@@ -252,6 +254,28 @@ TEST_F(alloc, info_struct_before_pins)
 	EXPECT_EQ(info.state, LLMEM_STATE_EXPORTED | LLMEM_STATE_MAPPABLE);
 	EXPECT_STREQ(info.name, "before-pins");
 	EXPECT_EQ(info.pins, 0xa5a5a5a5);
+	close(fd);
+}
+
+/* INFO with the pre-GUP layout (136 bytes) fills pins and leaves gup_pinned_pages alone. */
+TEST_F(alloc, info_struct_before_gup_pins)
+{
+	struct llmem_info info;
+	int fd = llmem_alloc(self->dev, PAGE);
+
+	ASSERT_GE(fd, 0);
+	memset(&info, 0xa5, sizeof(info));
+	info.fd = fd;
+	info.flags = 0;
+	info.importers_ptr = 0;
+	info.importers_len = 0;
+	ASSERT_EQ(
+		xioctl(self->dev, INFO_SIZED(offsetof(struct llmem_info, gup_pinned_pages)), &info),
+		0);
+	EXPECT_EQ(info.pins, 0);
+	EXPECT_EQ(info.pad, 0);
+	EXPECT_TRUE(info.known & LLMEM_KNOWN_GUP_PINS);
+	EXPECT_EQ(info.gup_pinned_pages, 0xa5a5a5a5a5a5a5a5ull);
 	close(fd);
 }
 

@@ -106,7 +106,7 @@ TEST_F(query, agrees_with_info)
 	ASSERT_EQ(llmem_dmabuf_query(self->fd, &self->st), 0);
 	/* The library reports the bits it defines; pins are INFO's alone. */
 	EXPECT_EQ(self->st.known, info.known & ALL_KNOWN);
-	EXPECT_EQ(info.known & ~ALL_KNOWN, LLMEM_KNOWN_PINS);
+	EXPECT_EQ(info.known & ~ALL_KNOWN, LLMEM_KNOWN_PINS | LLMEM_KNOWN_GUP_PINS);
 	EXPECT_EQ(self->st.flags, info.state);
 	EXPECT_EQ(self->st.size, info.size);
 	EXPECT_EQ(self->st.attachments, info.attachments);

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <drm/drm.h>
@@ -134,6 +135,47 @@ static inline int vgem_close(int vgem, uint32_t handle)
 	struct drm_gem_close c = { .handle = handle };
 
 	return xioctl(vgem, DRM_IOCTL_GEM_CLOSE, &c);
+}
+
+/*
+ * The LLMEM_VM_MODULES entry (tests/vm/run) of the module file @ko:
+ * "PATH ARGS", for a test that unloads a module and loads it again as the
+ * rig did.
+ */
+static inline int module_entry(const char *ko, char *entry, size_t len)
+{
+	const char *list = getenv("LLMEM_VM_MODULES");
+	const char *p = list;
+
+	while (p && *p) {
+		const char *end = strchrnul(p, '\n');
+		const char *space = memchr(p, ' ', (size_t)(end - p));
+		const char *path_end = space ? space : end;
+		size_t n = (size_t)(path_end - p), k = strlen(ko);
+
+		if (n >= k + 1 && p[n - k - 1] == '/' && !strncmp(path_end - k, ko, k) &&
+		    (size_t)(end - p) < len) {
+			memcpy(entry, p, (size_t)(end - p));
+			entry[end - p] = '\0';
+			return 0;
+		}
+		p = *end ? end + 1 : end;
+	}
+	return -ENOENT;
+}
+
+/* -EWOULDBLOCK: the module is in use (a file, a mapping, a dependent). */
+static inline int delete_module(const char *name)
+{
+	return syscall(SYS_delete_module, name, O_NONBLOCK) ? -errno : 0;
+}
+
+static inline int insmod(const char *entry)
+{
+	char cmd[1200];
+
+	snprintf(cmd, sizeof(cmd), "insmod %s", entry);
+	return system(cmd) == 0 ? 0 : -EIO;
 }
 
 #endif

@@ -99,6 +99,7 @@ struct llmem_importer {
 #define LLMEM_KNOWN_FENCES (1U << 4)
 #define LLMEM_KNOWN_MAPPABLE (1U << 5)
 #define LLMEM_KNOWN_PINS (1U << 6)
+#define LLMEM_KNOWN_GUP_PINS (1U << 7)
 
 /**
  * struct llmem_info - LLMEM_IOC_INFO argument
@@ -129,12 +130,19 @@ struct llmem_importer {
  *        a static importer's and (without CONFIG_DMABUF_MOVE_NOTIFY, as in
  *        Debian's kernels) every mapped one
  * @pad: (out) 0
+ * @gup_pinned_pages: (out) pages of this buffer that a GUP user (FOLL_PIN:
+ *                    ibv_reg_mr() of a mapping, O_DIRECT in flight) holds
+ *                    pinned for DMA, as folio_maybe_dma_pinned() tells:
+ *                    exact for a high-order block, from the reference
+ *                    count's bias for a single page; a block pinned anywhere
+ *                    counts whole (LLMEM_KNOWN_GUP_PINS)
  *
  * A buffer exported by llmem is mappable when no device mapping in a write
  * direction is outstanding and no write fence is unsignalled; a pin alone
  * does not make it unmappable (the pages never move).  Callers built before
  * @exporter and @name existed pass the first 64 bytes; fewer is -EINVAL.
- * Callers built before @pins pass 128 and do not get it.
+ * Callers built before @pins pass 128 and do not get it; callers built
+ * before @gup_pinned_pages pass 136 and do not get that.
  */
 struct llmem_info {
 	__u32 fd;
@@ -155,6 +163,7 @@ struct llmem_info {
 	char name[LLMEM_NAME_LEN];
 	__u32 pins;
 	__u32 pad;
+	__u64 gup_pinned_pages;
 };
 
 /* The size of struct llmem_info before @exporter and @name. */
