@@ -98,6 +98,32 @@ static bool llmem_overlaps(struct llmem_buffer *buf, struct llmem_attachment *a)
 	       buf->first < a->first + a->count;
 }
 
+/*
+ * Whether an attachment on the root's write_spans (@pins false) or
+ * pin_spans (@pins true) covers a page of @buf, whichever buffer over the
+ * same pages the device attached to.
+ */
+static bool llmem_spans_cover(struct llmem_buffer *buf, bool pins)
+{
+	struct llmem_buffer *root = llmem_root(buf);
+	struct list_head *spans = pins ? &root->pin_spans : &root->write_spans;
+	struct llmem_attachment *a;
+	struct list_head *pos;
+	bool found = false;
+
+	spin_lock(&root->spans_lock);
+	list_for_each(pos, spans) {
+		a = pins ? list_entry(pos, struct llmem_attachment, pin_node) :
+			   list_entry(pos, struct llmem_attachment, span_node);
+		if (llmem_overlaps(buf, a)) {
+			found = true;
+			break;
+		}
+	}
+	spin_unlock(&root->spans_lock);
+	return found;
+}
+
 /**
  * llmem_buffer_device_writes() - whether a device may write any of the pages
  * @buf: an llmem buffer or range
@@ -112,19 +138,7 @@ static bool llmem_overlaps(struct llmem_buffer *buf, struct llmem_attachment *a)
  */
 bool llmem_buffer_device_writes(struct llmem_buffer *buf)
 {
-	struct llmem_buffer *root = llmem_root(buf);
-	struct llmem_attachment *a;
-	bool writes = false;
-
-	spin_lock(&root->spans_lock);
-	list_for_each_entry(a, &root->write_spans, span_node) {
-		if (llmem_overlaps(buf, a)) {
-			writes = true;
-			break;
-		}
-	}
-	spin_unlock(&root->spans_lock);
-	return writes;
+	return llmem_spans_cover(buf, false);
 }
 
 /**
@@ -139,19 +153,7 @@ bool llmem_buffer_device_writes(struct llmem_buffer *buf)
  */
 bool llmem_buffer_pinned(struct llmem_buffer *buf)
 {
-	struct llmem_buffer *root = llmem_root(buf);
-	struct llmem_attachment *a;
-	bool pinned = false;
-
-	spin_lock(&root->spans_lock);
-	list_for_each_entry(a, &root->pin_spans, pin_node) {
-		if (llmem_overlaps(buf, a)) {
-			pinned = true;
-			break;
-		}
-	}
-	spin_unlock(&root->spans_lock);
-	return pinned;
+	return llmem_spans_cover(buf, true);
 }
 
 /**
