@@ -10,8 +10,11 @@
  *   encode   v4l2src io-mode=dmabuf-import ! llmemconvert
  *                ! v4l2fwhtenc output-io-mode=dmabuf-import ! fakesink
  *            v4l2src io-mode=mmap ! videoconvert ! v4l2fwhtenc ! fakesink
+ *   convert  videotestsrc ! llmemconvert ! fakesink
+ *            videotestsrc ! videoconvert ! fakesink
  *
- * YUY2 captured, converted to BGRx; the order of the two paths alternates
+ * The last needs no camera and no display: it is the one a machine with a
+ * GPU and nothing else can run.  YUY2 captured or drawn, converted to BGRx; the order of the two paths alternates
  * from round to round.  Where the Vulkan device is lavapipe, the device is
  * the CPU: its threads' time is given apart as the device's share.  The
  * streaming threads (GStreamer names a pad's task "element:pad") do the
@@ -39,13 +42,14 @@
 enum pipeline {
 	DISPLAY = 1,
 	ENCODE = 2,
+	CONVERT = 4,
+	/* The pipelines that capture from a camera. */
+	CAMERA = DISPLAY | ENCODE,
 };
 
 static const struct cli_choice pipeline_choices[] = {
-	{ "display", DISPLAY },
-	{ "encode", ENCODE },
-	{ "both", DISPLAY | ENCODE },
-	{ 0 },
+	{ "display", DISPLAY }, { "encode", ENCODE },	     { "convert", CONVERT },
+	{ "camera", CAMERA },	{ "all", CAMERA | CONVERT }, { 0 },
 };
 
 static struct {
@@ -58,7 +62,7 @@ static struct {
 	.size = { 640, 480 },
 	.frames = 30,
 	.rounds = 3,
-	.pipelines = DISPLAY | ENCODE,
+	.pipelines = CAMERA,
 };
 
 static const struct cli_option options[] = {
@@ -88,7 +92,7 @@ static const struct cli_option options[] = {
 	  .value = &args.pipelines,
 	  .meta = "NAME",
 	  .choices = pipeline_choices,
-	  .help = "the pipelines to run (default both)" },
+	  .help = "which pipelines to run (default: the two that capture, camera)" },
 	{ .name = "kms-driver",
 	  .short_name = 'k',
 	  .type = CLI_STRING,
@@ -280,7 +284,7 @@ static int setup(struct bench *b)
 
 	if (args.device)
 		snprintf(b->device, sizeof(b->device), "%s", args.device);
-	else if ((ret = find_camera(b)))
+	else if ((args.pipelines & CAMERA) && (ret = find_camera(b)))
 		return ret;
 	snprintf(b->tmp, sizeof(b->tmp), "%s/llmem-bench-gst-XXXXXX", tmpdir ? tmpdir : "/tmp");
 	if (!mkdtemp(b->tmp)) {
@@ -304,26 +308,35 @@ static int setup(struct bench *b)
 
 static void describe(const struct bench *b, enum pipeline which, struct pipeline_result *r)
 {
-	char sink[256];
+	static const char *const names[] = {
+		[DISPLAY] = "display", [ENCODE] = "encode", [CONVERT] = "convert"
+	};
+	char source[128], sink[256];
 
 	for (int k = 0; k < PATHS; k++) {
 		if (which == DISPLAY)
 			snprintf(sink, sizeof(sink), "kmssink force-modesetting=true%s%s",
 				 args.kms_driver ? " driver-name=" : "",
 				 args.kms_driver ? args.kms_driver : "");
-		else
+		else if (which == ENCODE)
 			snprintf(sink, sizeof(sink), "v4l2fwhtenc%s ! fakesink",
 				 k == LLMEM ? " output-io-mode=dmabuf-import" : "");
+		else
+			snprintf(sink, sizeof(sink), "fakesink");
+		if (which == CONVERT)
+			snprintf(source, sizeof(source), "videotestsrc pattern=smpte");
+		else
+			snprintf(source, sizeof(source), "v4l2src device=%s io-mode=%s", b->device,
+				 k == LLMEM ? "dmabuf-import" : "mmap");
 		for (int l = 0; l < LENGTHS; l++)
 			snprintf(r->launch[k][l], sizeof(r->launch[k][l]),
-				 "v4l2src device=%s num-buffers=%llu io-mode=%s "
-				 "! video/x-raw,format=YUY2,width=%u,height=%u ! %s "
-				 "! video/x-raw,format=BGRx ! %s",
-				 b->device, l == ONE ? 1ull : (unsigned long long)args.frames,
-				 k == LLMEM ? "dmabuf-import" : "mmap", args.size[0], args.size[1],
+				 "%s num-buffers=%llu ! video/x-raw,format=YUY2,width=%u,height=%u "
+				 "! %s ! video/x-raw,format=BGRx ! %s",
+				 source, l == ONE ? 1ull : (unsigned long long)args.frames,
+				 args.size[0], args.size[1],
 				 k == LLMEM ? "llmemconvert" : "videoconvert", sink);
 	}
-	r->name = which == DISPLAY ? "display" : "encode";
+	r->name = names[which];
 }
 
 static void print_threads(const char *pipeline, const char *path, uint64_t round,
@@ -398,7 +411,10 @@ static void print_json(const struct bench *b, const struct pipeline_result *r, i
 	struct emit e;
 
 	emit_begin(&e, stdout, true);
-	emit_string(&e, "camera", b->device);
+	if (b->device[0])
+		emit_string(&e, "camera", b->device);
+	else
+		emit_null(&e, "camera");
 	emit_uint(&e, "width", args.size[0]);
 	emit_uint(&e, "height", args.size[1]);
 	emit_uint(&e, "frames", args.frames);
@@ -432,8 +448,9 @@ static void print_result(const struct bench *b, const struct pipeline_result *r,
 	}
 	printf("llmem bench gst: %s, %ux%u YUY2 to BGRx, %llu frame%s a run, %llu round%s, "
 	       "the paths' order alternating; per frame, median [min, max]\n",
-	       b->device, args.size[0], args.size[1], (unsigned long long)args.frames,
-	       cli_plural(args.frames), (unsigned long long)args.rounds, cli_plural(args.rounds));
+	       b->device[0] ? b->device : "videotestsrc", args.size[0], args.size[1],
+	       (unsigned long long)args.frames, cli_plural(args.frames),
+	       (unsigned long long)args.rounds, cli_plural(args.rounds));
 	for (int i = 0; i < count; i++) {
 		printf("%s\n", r[i].name);
 		for (int k = 0; k < PATHS; k++)
@@ -472,7 +489,7 @@ static void cleanup(struct bench *b)
 
 static int run(const struct cli_command *cmd, int argc, char **argv)
 {
-	static struct pipeline_result result[2];
+	static struct pipeline_result result[3];
 	struct bench b = { 0 };
 	int count = 0, ret;
 
@@ -480,7 +497,7 @@ static int run(const struct cli_command *cmd, int argc, char **argv)
 	if (ret <= 0)
 		return -ret;
 	ret = setup(&b);
-	for (enum pipeline p = DISPLAY; !ret && p <= ENCODE; p <<= 1)
+	for (enum pipeline p = DISPLAY; !ret && p <= CONVERT; p <<= 1)
 		if (args.pipelines & p)
 			ret = run_pipeline(&b, p, &result[count++]);
 	if (!ret)
@@ -498,10 +515,12 @@ const struct cli_command cmd_bench_gst = {
 		"v4l2src captures into llmem's frames (io-mode=dmabuf-import), llmemconvert\n"
 		"converts YUY2 to BGRx on the GPU and kmssink or the encoder imports its\n"
 		"frames; and with GStreamer's usual ones (v4l2src's MMAP buffers, videoconvert\n"
-		"on the CPU).  Each run is timed whole; prints frames per second and CPU time\n"
-		"per frame of each path, the device's share apart where the Vulkan device is\n"
-		"lavapipe, the streaming threads' share, and the ratios.  Finds the plugin\n"
-		"beside the tool in a build tree, else where GStreamer looks\n"
+		"on the CPU).  --pipeline convert needs no camera and no display:\n"
+		"videotestsrc's frames converted and thrown away (fakesink), by llmemconvert\n"
+		"and by videoconvert.  Each run is timed whole; prints frames per second and\n"
+		"CPU time per frame of each path, the device's share apart where the Vulkan\n"
+		"device is lavapipe, the streaming threads' share, and the ratios.  Finds the\n"
+		"plugin beside the tool in a build tree, else where GStreamer looks\n"
 		"(GST_PLUGIN_PATH).",
 	.options = options,
 	.run = run,

@@ -18,7 +18,7 @@ extern char **environ;
 
 /* Between samples: short beside a pipeline's run of seconds, long enough
  * that reading /proc takes little of the CPU the run is measured on. */
-#define SAMPLE_PERIOD_NS 50000000L
+#define SAMPLE_PERIOD_NS 20000000L
 
 /* @tid's name and CPU time now; -1 once it has ended. */
 static int read_thread(int pid, int tid, struct launch_thread *t)
