@@ -33,11 +33,8 @@
 #include <linux/videodev2.h>
 
 #include "commands.h"
-#include "emit.h"
+#include "bench_gst.h"
 #include "launch_usage.h"
-#include "stat3.h"
-
-#define MAX_ROUNDS 100
 
 enum pipeline {
 	DISPLAY = 1,
@@ -84,7 +81,7 @@ static const struct cli_option options[] = {
 	  .value = &args.rounds,
 	  .meta = "N",
 	  .min = 1,
-	  .max = MAX_ROUNDS,
+	  .max = BENCH_GST_MAX_ROUNDS,
 	  .help = "runs of each pipeline per path, the paths' order alternating (default 3)" },
 	{ .name = "pipeline",
 	  .short_name = 'p',
@@ -104,65 +101,10 @@ static const struct cli_option options[] = {
 	{ 0 },
 };
 
-enum figure {
-	FPS,
-	CPU_MS,
-	DEVICE_MS,
-	HOST_MS,
-	HOST_MARGINAL_MS,
-	STREAM_MS,
-	STREAM_USER_MS,
-	FIGURES
-};
-
-/* One a line: clang-format would lay the list out in columns. */
-static const char *const figure_keys[FIGURES] = {
-	"frames_per_s",
-	"cpu_ms_per_frame",
-	"device_ms_per_frame",
-	"host_ms_per_frame",
-	"host_ms_per_more_frame",
-	"streaming_ms_per_frame",
-	"streaming_user_ms_per_frame",
-};
-
-static const char *const figure_names[FIGURES] = {
-	"frames/s",
-	"CPU ms/frame, all",
-	"device threads' CPU ms/frame",
-	"host CPU ms/frame (all - device)",
-	"host CPU ms per frame past the 1st",
-	"streaming threads' CPU ms/frame",
-	"streaming threads' user CPU ms/frame",
-};
-
-/* A pipeline's run of args.frames frames, and of one: what a frame more
- * costs is their difference, without the set-up both pay once. */
-enum length {
-	LONG,
-	ONE,
-	LENGTHS
-};
-
-enum path {
-	LLMEM,
-	USUAL,
-	PATHS
-};
-
-static const char *const path_names[PATHS] = { "llmem", "usual" };
-
 struct bench {
 	char device[32];
 	char tmp[PATH_MAX];
 	char err_path[PATH_MAX + 16];
-};
-
-struct pipeline_result {
-	const char *name;
-	char launch[PATHS][LENGTHS][1024];
-	double sample[PATHS][FIGURES][MAX_ROUNDS];
-	struct stat3 stat[PATHS][FIGURES];
 };
 
 /* lavapipe's threads: llvmpipe-N, and the queue and compute threads it
@@ -253,7 +195,7 @@ static void print_stderr_tail(const char *path)
  * description: the description goes word by word. */
 static int launch(struct bench *b, const char *description, struct launch_usage *u)
 {
-	char words[sizeof(((struct pipeline_result *)0)->launch[0][0])], *save = NULL;
+	char words[sizeof(((struct bench_gst_pipeline *)0)->launch[0][0])], *save = NULL;
 	char *argv[128] = { "gst-launch-1.0", "-q" };
 	int argc = 2, ret;
 
@@ -306,7 +248,7 @@ static int setup(struct bench *b)
 	return ret;
 }
 
-static void describe(const struct bench *b, enum pipeline which, struct pipeline_result *r)
+static void describe(const struct bench *b, enum pipeline which, struct bench_gst_pipeline *r)
 {
 	static const char *const names[] = {
 		[DISPLAY] = "display", [ENCODE] = "encode", [CONVERT] = "convert"
@@ -354,7 +296,7 @@ static void print_threads(const char *pipeline, const char *path, uint64_t round
 
 /* One path's figures of one round: its runs of args.frames frames and of
  * one. */
-static int run_path(struct bench *b, struct pipeline_result *r, int k, uint64_t round)
+static int run_path(struct bench *b, struct bench_gst_pipeline *r, int k, uint64_t round)
 {
 	double frames = (double)args.frames, host[LENGTHS];
 	double *s = r->sample[k][0];
@@ -370,21 +312,22 @@ static int run_path(struct bench *b, struct pipeline_result *r, int k, uint64_t 
 		host[l] = u.cpu_s - device;
 		if (l == ONE)
 			break;
-		print_threads(r->name, path_names[k], round, &u);
-		s[FPS * MAX_ROUNDS + round] = frames / u.wall_s;
-		s[CPU_MS * MAX_ROUNDS + round] = 1e3 * u.cpu_s / frames;
-		s[DEVICE_MS * MAX_ROUNDS + round] = 1e3 * device / frames;
-		s[HOST_MS * MAX_ROUNDS + round] = 1e3 * host[LONG] / frames;
-		s[STREAM_MS * MAX_ROUNDS + round] =
+		print_threads(r->name, bench_gst_path_names[k], round, &u);
+		s[FPS * BENCH_GST_MAX_ROUNDS + round] = frames / u.wall_s;
+		s[CPU_MS * BENCH_GST_MAX_ROUNDS + round] = 1e3 * u.cpu_s / frames;
+		s[DEVICE_MS * BENCH_GST_MAX_ROUNDS + round] = 1e3 * device / frames;
+		s[HOST_MS * BENCH_GST_MAX_ROUNDS + round] = 1e3 * host[LONG] / frames;
+		s[STREAM_MS * BENCH_GST_MAX_ROUNDS + round] =
 			1e3 * launch_threads_cpu(&u, is_streaming_thread, false) / frames;
-		s[STREAM_USER_MS * MAX_ROUNDS + round] =
+		s[STREAM_USER_MS * BENCH_GST_MAX_ROUNDS + round] =
 			1e3 * launch_threads_cpu(&u, is_streaming_thread, true) / frames;
 	}
-	s[HOST_MARGINAL_MS * MAX_ROUNDS + round] = 1e3 * (host[LONG] - host[ONE]) / (frames - 1);
+	s[HOST_MARGINAL_MS * BENCH_GST_MAX_ROUNDS + round] =
+		1e3 * (host[LONG] - host[ONE]) / (frames - 1);
 	return 0;
 }
 
-static int run_pipeline(struct bench *b, enum pipeline which, struct pipeline_result *r)
+static int run_pipeline(struct bench *b, enum pipeline which, struct bench_gst_pipeline *r)
 {
 	describe(b, which, r);
 	for (uint64_t round = 0; round < args.rounds; round++) {
@@ -401,80 +344,6 @@ static int run_pipeline(struct bench *b, enum pipeline which, struct pipeline_re
 	return 0;
 }
 
-static double ratio(const struct pipeline_result *r, enum figure f)
-{
-	return r->stat[LLMEM][f].median / r->stat[USUAL][f].median;
-}
-
-static void print_json(const struct bench *b, const struct pipeline_result *r, int count)
-{
-	struct emit e;
-
-	emit_begin(&e, stdout, true);
-	if (b->device[0])
-		emit_string(&e, "camera", b->device);
-	else
-		emit_null(&e, "camera");
-	emit_uint(&e, "width", args.size[0]);
-	emit_uint(&e, "height", args.size[1]);
-	emit_uint(&e, "frames", args.frames);
-	emit_uint(&e, "rounds", args.rounds);
-	emit_array(&e, "pipelines");
-	for (int i = 0; i < count; i++) {
-		emit_object(&e, NULL);
-		emit_string(&e, "name", r[i].name);
-		for (int k = 0; k < PATHS; k++) {
-			emit_object(&e, path_names[k]);
-			emit_string(&e, "launch", r[i].launch[k][LONG]);
-			for (int f = 0; f < FIGURES; f++)
-				emit_stat3(&e, figure_keys[f], &r[i].stat[k][f], 2);
-			emit_end(&e);
-		}
-		emit_object(&e, "ratio_llmem_usual");
-		for (int f = 0; f < FIGURES; f++)
-			emit_double(&e, figure_keys[f], ratio(&r[i], (enum figure)f), 4);
-		emit_end(&e);
-		emit_end(&e);
-	}
-	emit_end(&e);
-	emit_finish(&e);
-}
-
-static void print_result(const struct bench *b, const struct pipeline_result *r, int count)
-{
-	if (args.json) {
-		print_json(b, r, count);
-		return;
-	}
-	printf("llmem bench gst: %s, %ux%u YUY2 to BGRx, %llu frame%s a run, %llu round%s, "
-	       "the paths' order alternating; per frame, median [min, max]\n",
-	       b->device[0] ? b->device : "videotestsrc", args.size[0], args.size[1],
-	       (unsigned long long)args.frames, cli_plural(args.frames),
-	       (unsigned long long)args.rounds, cli_plural(args.rounds));
-	for (int i = 0; i < count; i++) {
-		printf("%s\n", r[i].name);
-		for (int k = 0; k < PATHS; k++)
-			printf("  %s: gst-launch-1.0 %s\n", path_names[k], r[i].launch[k][LONG]);
-		for (int f = 0; f < FIGURES; f++) {
-			printf("  %-34s", figure_names[f]);
-			for (int k = 0; k < PATHS; k++) {
-				const struct stat3 *s = &r[i].stat[k][f];
-
-				printf(" %s %.2f [%.2f, %.2f]", path_names[k], s->median, s->min,
-				       s->max);
-			}
-			if (r[i].stat[USUAL][f].median > 0)
-				printf("  llmem/usual %.2fx\n", ratio(&r[i], (enum figure)f));
-			else
-				printf("  llmem/usual -\n");
-		}
-	}
-	printf("the device's share: the CPU time of lavapipe's threads, where the Vulkan device "
-	       "is lavapipe;\nvicodec encodes on the CPU, in the streaming threads' system time "
-	       "on both paths;\na frame past the first: the run of N frames less a run of one, "
-	       "over N - 1\n");
-}
-
 static void cleanup(struct bench *b)
 {
 	char registry[PATH_MAX + 16];
@@ -489,9 +358,10 @@ static void cleanup(struct bench *b)
 
 static int run(const struct cli_command *cmd, int argc, char **argv)
 {
-	static struct pipeline_result result[3];
+	static struct bench_gst_pipeline result[3];
 	struct bench b = { 0 };
 	int count = 0, ret;
+	struct bench_gst_report report;
 
 	ret = cli_parse(cmd, argc, argv);
 	if (ret <= 0)
@@ -500,8 +370,19 @@ static int run(const struct cli_command *cmd, int argc, char **argv)
 	for (enum pipeline p = DISPLAY; !ret && p <= CONVERT; p <<= 1)
 		if (args.pipelines & p)
 			ret = run_pipeline(&b, p, &result[count++]);
-	if (!ret)
-		print_result(&b, result, count);
+	report = (struct bench_gst_report){
+		.camera = b.device[0] ? b.device : NULL,
+		.width = args.size[0],
+		.height = args.size[1],
+		.frames = args.frames,
+		.rounds = args.rounds,
+		.pipelines = result,
+		.count = count,
+	};
+	if (!ret && args.json)
+		bench_gst_print_json(&report);
+	else if (!ret)
+		bench_gst_print_text(&report);
 	cleanup(&b);
 	return ret ? CLI_FAILED : CLI_OK;
 }

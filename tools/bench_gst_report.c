@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: MIT
+#include <stdio.h>
+
+#include "bench_gst.h"
+#include "cli.h"
+#include "emit.h"
+
+const char *const bench_gst_path_names[PATHS] = { "llmem", "usual" };
+
+/* One a line: clang-format would lay the list out in columns. */
+static const char *const figure_keys[FIGURES] = {
+	"frames_per_s",
+	"cpu_ms_per_frame",
+	"device_ms_per_frame",
+	"host_ms_per_frame",
+	"host_ms_per_more_frame",
+	"streaming_ms_per_frame",
+	"streaming_user_ms_per_frame",
+};
+
+static const char *const figure_names[FIGURES] = {
+	"frames/s",
+	"CPU ms/frame, all",
+	"device threads' CPU ms/frame",
+	"host CPU ms/frame (all - device)",
+	"host CPU ms per frame past the 1st",
+	"streaming threads' CPU ms/frame",
+	"streaming threads' user CPU ms/frame",
+};
+
+static double ratio(const struct bench_gst_pipeline *p, enum bench_gst_figure f)
+{
+	return p->stat[LLMEM][f].median / p->stat[USUAL][f].median;
+}
+
+void bench_gst_print_json(const struct bench_gst_report *r)
+{
+	struct emit e;
+
+	emit_begin(&e, stdout, true);
+	if (r->camera)
+		emit_string(&e, "camera", r->camera);
+	else
+		emit_null(&e, "camera");
+	emit_uint(&e, "width", r->width);
+	emit_uint(&e, "height", r->height);
+	emit_uint(&e, "frames", r->frames);
+	emit_uint(&e, "rounds", r->rounds);
+	emit_array(&e, "pipelines");
+	for (int i = 0; i < r->count; i++) {
+		const struct bench_gst_pipeline *p = &r->pipelines[i];
+
+		emit_object(&e, NULL);
+		emit_string(&e, "name", p->name);
+		for (int k = 0; k < PATHS; k++) {
+			emit_object(&e, bench_gst_path_names[k]);
+			emit_string(&e, "launch", p->launch[k][LONG]);
+			for (int f = 0; f < FIGURES; f++)
+				emit_stat3(&e, figure_keys[f], &p->stat[k][f], 2);
+			emit_end(&e);
+		}
+		emit_object(&e, "ratio_llmem_usual");
+		for (int f = 0; f < FIGURES; f++)
+			emit_double(&e, figure_keys[f], ratio(p, (enum bench_gst_figure)f), 4);
+		emit_end(&e);
+		emit_end(&e);
+	}
+	emit_end(&e);
+	emit_finish(&e);
+}
+
+void bench_gst_print_text(const struct bench_gst_report *r)
+{
+	printf("llmem bench gst: %s, %ux%u YUY2 to BGRx, %llu frame%s a run, %llu round%s, "
+	       "the paths' order alternating; per frame, median [min, max]\n",
+	       r->camera ? r->camera : "videotestsrc", r->width, r->height,
+	       (unsigned long long)r->frames, cli_plural(r->frames), (unsigned long long)r->rounds,
+	       cli_plural(r->rounds));
+	for (int i = 0; i < r->count; i++) {
+		const struct bench_gst_pipeline *p = &r->pipelines[i];
+
+		printf("%s\n", p->name);
+		for (int k = 0; k < PATHS; k++)
+			printf("  %s: gst-launch-1.0 %s\n", bench_gst_path_names[k],
+			       p->launch[k][LONG]);
+		for (int f = 0; f < FIGURES; f++) {
+			printf("  %-34s", figure_names[f]);
+			for (int k = 0; k < PATHS; k++) {
+				const struct stat3 *s = &p->stat[k][f];
+
+				printf(" %s %.2f [%.2f, %.2f]", bench_gst_path_names[k], s->median,
+				       s->min, s->max);
+			}
+			if (p->stat[USUAL][f].median > 0)
+				printf("  llmem/usual %.2fx\n", ratio(p, (enum bench_gst_figure)f));
+			else
+				printf("  llmem/usual -\n");
+		}
+	}
+	printf("the device's share: the CPU time of lavapipe's threads, where the Vulkan device "
+	       "is lavapipe;\nvicodec encodes on the CPU, in the streaming threads' system time "
+	       "on both paths;\na frame past the first: the run of N frames less a run of one, "
+	       "over N - 1\n");
+}
