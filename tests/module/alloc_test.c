@@ -217,6 +217,19 @@ TEST_F(alloc, wrong_direction)
 	ASSERT_EQ(xioctl(self->dev, _IOWR('L', 0x5, struct llmem_alloc), &a), -ENOTTY);
 }
 
+/*
+ * An INFO request for @fd with every output byte 0xa5, so that a test of an
+ * older, shorter layout sees which bytes the module wrote.
+ */
+static void poison_info(struct llmem_info *info, int fd)
+{
+	memset(info, 0xa5, sizeof(*info));
+	info->fd = fd;
+	info->flags = 0;
+	info->importers_ptr = 0;
+	info->importers_len = 0;
+}
+
 /* INFO with the pre-name layout (64 bytes) fills what fits and no more. */
 TEST_F(alloc, info_short_struct)
 {
@@ -224,11 +237,7 @@ TEST_F(alloc, info_short_struct)
 	int fd = llmem_alloc(self->dev, PAGE);
 
 	ASSERT_GE(fd, 0);
-	memset(&info, 0xa5, sizeof(info));
-	info.fd = fd;
-	info.flags = 0;
-	info.importers_ptr = 0;
-	info.importers_len = 0;
+	poison_info(&info, fd);
 	ASSERT_EQ(xioctl(self->dev, INFO_SIZED(LLMEM_INFO_SIZE_VER0), &info), 0);
 	EXPECT_EQ(info.size, PAGE);
 	EXPECT_EQ(info.state, LLMEM_STATE_EXPORTED | LLMEM_STATE_MAPPABLE);
@@ -245,11 +254,7 @@ TEST_F(alloc, info_struct_before_pins)
 
 	ASSERT_GE(fd, 0);
 	ASSERT_EQ(ioctl(fd, DMA_BUF_SET_NAME_B, "before-pins"), 0);
-	memset(&info, 0xa5, sizeof(info));
-	info.fd = fd;
-	info.flags = 0;
-	info.importers_ptr = 0;
-	info.importers_len = 0;
+	poison_info(&info, fd);
 	ASSERT_EQ(xioctl(self->dev, INFO_SIZED(offsetof(struct llmem_info, pins)), &info), 0);
 	EXPECT_EQ(info.state, LLMEM_STATE_EXPORTED | LLMEM_STATE_MAPPABLE);
 	EXPECT_STREQ(info.name, "before-pins");
@@ -264,11 +269,7 @@ TEST_F(alloc, info_struct_before_gup_pins)
 	int fd = llmem_alloc(self->dev, PAGE);
 
 	ASSERT_GE(fd, 0);
-	memset(&info, 0xa5, sizeof(info));
-	info.fd = fd;
-	info.flags = 0;
-	info.importers_ptr = 0;
-	info.importers_len = 0;
+	poison_info(&info, fd);
 	ASSERT_EQ(
 		xioctl(self->dev, INFO_SIZED(offsetof(struct llmem_info, gup_pinned_pages)), &info),
 		0);

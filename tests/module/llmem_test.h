@@ -67,18 +67,25 @@ static inline int llmem_info(int dev, int fd, struct llmem_info *info, struct ll
 	return xioctl(dev, LLMEM_IOC_INFO, info);
 }
 
-/* The module's live-page counter, or -1 when debugfs cannot be read. */
-static inline long llmem_live_pages(void)
+/* The number debugfs file @path of the module holds, or -1 when it cannot
+ * be read. */
+static inline long llmem_debugfs_count(const char *path)
 {
-	FILE *f = fopen(LLMEM_LIVE_PAGES, "re");
-	long pages = -1;
+	FILE *f = fopen(path, "re");
+	long n = -1;
 
 	if (!f)
 		return -1;
-	if (fscanf(f, "%ld", &pages) != 1)
-		pages = -1;
+	if (fscanf(f, "%ld", &n) != 1)
+		n = -1;
 	fclose(f);
-	return pages;
+	return n;
+}
+
+/* The module's live-page counter, or -1 when debugfs cannot be read. */
+static inline long llmem_live_pages(void)
+{
+	return llmem_debugfs_count(LLMEM_LIVE_PAGES);
 }
 
 /* Whether debugfs's buffer table has a line containing @needle. */

@@ -50,15 +50,7 @@ static long live_pages_back_to(long want)
 /* llmem.ko's count of its pages pinned by GUP (FOLL_PIN), or -1. */
 static long gup_pinned_pages(void)
 {
-	FILE *f = fopen("/sys/kernel/debug/llmem/gup_pinned_pages", "re");
-	long pages = -1;
-
-	if (!f)
-		return -1;
-	if (fscanf(f, "%ld", &pages) != 1)
-		pages = -1;
-	fclose(f);
-	return pages;
+	return llmem_debugfs_count("/sys/kernel/debug/llmem/gup_pinned_pages");
 }
 
 static uint8_t pattern(uint32_t i)
