@@ -21,16 +21,15 @@
  * per-frame work without the one-off set-up.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <unistd.h>
 
-#include <linux/videodev2.h>
+#include <llmem/error.h>
+#include <llmem/v4l2.h>
 
 #include "commands.h"
 #include "bench_gst.h"
@@ -63,8 +62,7 @@ static struct {
 };
 
 static const struct cli_option options[] = {
-	CLI_OPTION_DEVICE(&args.device, "the camera v4l2src captures from; default: the first "
-					"capture node that is not a memory-to-memory device"),
+	CLI_OPTION_DEVICE(&args.device, CLI_HELP_CAPTURE_DEVICE),
 	CLI_OPTION_SIZE(args.size, 64, 4096, NULL, "frame size in pixels (default 640x480)"),
 	{ .name = "frames",
 	  .short_name = 'n',
@@ -122,35 +120,6 @@ static int is_device_thread(const struct launch_thread *t, const struct launch_u
 static int is_streaming_thread(const struct launch_thread *t, const struct launch_usage *u)
 {
 	return !is_device_thread(t, u) && strchr(t->name, ':');
-}
-
-/* The first capture node that is not a codec's or a converter's. */
-static int find_camera(struct bench *b)
-{
-	for (int i = 0; i < 64; i++) {
-		struct v4l2_capability cap = { 0 };
-		char path[32];
-		uint32_t caps;
-		int fd;
-
-		snprintf(path, sizeof(path), "/dev/video%d", i);
-		fd = open(path, O_RDWR | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		if (ioctl(fd, VIDIOC_QUERYCAP, &cap)) {
-			close(fd);
-			continue;
-		}
-		close(fd);
-		caps = cap.capabilities & V4L2_CAP_DEVICE_CAPS ? cap.device_caps : cap.capabilities;
-		if (caps & (V4L2_CAP_VIDEO_CAPTURE | V4L2_CAP_VIDEO_CAPTURE_MPLANE) &&
-		    !(caps & (V4L2_CAP_VIDEO_M2M | V4L2_CAP_VIDEO_M2M_MPLANE))) {
-			snprintf(b->device, sizeof(b->device), "%s", path);
-			return 0;
-		}
-	}
-	fprintf(stderr, "llmem bench gst: no V4L2 capture node (give one with --device)\n");
-	return -ENODEV;
 }
 
 /*
@@ -226,8 +195,12 @@ static int setup(struct bench *b)
 
 	if (args.device)
 		snprintf(b->device, sizeof(b->device), "%s", args.device);
-	else if ((args.pipelines & CAMERA) && (ret = find_camera(b)))
+	else if ((args.pipelines & CAMERA) &&
+		 (ret = llmem_v4l2_find_capture(b->device, sizeof(b->device)))) {
+		fprintf(stderr, "llmem bench gst: no camera (give one with --device): %s\n",
+			llmem_last_error());
 		return ret;
+	}
 	snprintf(b->tmp, sizeof(b->tmp), "%s/llmem-bench-gst-XXXXXX", tmpdir ? tmpdir : "/tmp");
 	if (!mkdtemp(b->tmp)) {
 		ret = -errno;
