@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "base/copy_pool.h"
+#include "deadline.h"
 #include "kselftest_harness.h"
 #include "pattern.h"
 #include "base/stream_copy.h"
@@ -94,13 +95,14 @@ TEST_F(stream, default_width_large_copy)
 
 TEST_F(stream, pool_workers_stream_slices)
 {
+	uint64_t end = test_deadline(30);
 	size_t before;
 
 	/* The machine may have too few cores for a pool of its own. */
 	setenv("LLMEM_COPY_THREADS", "4", 1);
 	ASSERT_EQ(3, llmem_copy_pool_workers());
 	before = llmem_copy_pool_helped();
-	for (int i = 0; i < 50 && llmem_copy_pool_helped() == before; i++) {
+	while (llmem_copy_pool_helped() == before && test_before(end)) {
 		memset(self->dst, GUARD, ROOM + 128);
 		llmem_copy_pool_stream(self->dst + 1, self->src + 2, ROOM - 7);
 		ASSERT_TRUE(copied_alone(self->dst, self->src + 2, 1, ROOM - 7));
