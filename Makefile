@@ -18,7 +18,8 @@
 #                     test drivers (scripts/build-test-drivers) loaded
 #   make lint         checkpatch --strict and kernel-doc on module/, clang-format on userspace
 #   make tiers        draw lib/'s tiers again into docs/tiers.dot and .svg
-#   make dkms-install copy the module source to /usr/src for dkms
+#   make dkms-install copy the module source to /usr/src for dkms, install
+#                     its udev rule
 
 BUILD ?= build
 KVER ?=

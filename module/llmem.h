@@ -4,8 +4,9 @@
  *
  * llmem_main.c owns the misc device, its file operations and the ioctl
  * dispatch; llmem_exporter.c the DMA-BUFs llmem exports and their pages;
- * llmem_tracker.c what llmem reports about any DMA-BUF and the foreign ones
- * handed to it; llmem_debugfs.c the debugfs files.
+ * llmem_quota.c what each process may allocate; llmem_tracker.c what llmem
+ * reports about any DMA-BUF and the foreign ones handed to it;
+ * llmem_debugfs.c the debugfs files.
  */
 #ifndef LLMEM_H
 #define LLMEM_H
@@ -50,6 +51,10 @@ extern struct list_head llmem_tracked;
 /* Pages held by llmem buffers, reserved before they are allocated. */
 extern atomic_long_t llmem_live_pages;
 
+struct llmem_quota;
+struct llmem_quota *llmem_quota_charge(pgoff_t count);
+void llmem_quota_uncharge(struct llmem_quota *quota, pgoff_t count);
+
 /**
  * struct llmem_buffer - the pages behind one exported DMA-BUF
  * @dmabuf: the DMA-BUF exporting them
@@ -68,6 +73,9 @@ extern atomic_long_t llmem_live_pages;
  * @pinned: attachments holding at least one pin (a dynamic buffer's only)
  * @cpu_mmaps: user-space VMAs of the buffer
  * @owner: thread group id of the process that allocated or exported it
+ * @quota: for a buffer that allocated its pages, the allocating process's
+ *         count, which the pages are charged to until they go; NULL for a
+ *         range
  * @contiguous: @pages are physically contiguous, in order
  * @first: for a range, the index of its first page in the pages of the
  *         buffer that allocated them; 0 for that buffer
@@ -94,6 +102,7 @@ struct llmem_buffer {
 	unsigned int pinned;
 	atomic_t cpu_mmaps;
 	pid_t owner;
+	struct llmem_quota *quota;
 	bool contiguous;
 	pgoff_t first;
 	spinlock_t spans_lock; /* see @spans_lock above */

@@ -4,11 +4,11 @@
  *
  * Owns struct llmem_buffer and its pages: their allocation (scattered or
  * physically contiguous) against the module's byte cap (its max_bytes
- * parameter), the dma_buf_ops an importer calls and the vm_ops of user
- * mappings, which count attachments, device mappings, pins and CPU mappings
- * for the tracker, LLMEM_IOC_ALLOC, and LLMEM_IOC_EXPORT_RANGE, which
- * exports a page range of a buffer as a buffer of its own over the same
- * pages.
+ * parameter) and the allocating process's (llmem_quota.c), the dma_buf_ops
+ * an importer calls and the vm_ops of user mappings, which count
+ * attachments, device mappings, pins and CPU mappings for the tracker,
+ * LLMEM_IOC_ALLOC, and LLMEM_IOC_EXPORT_RANGE, which exports a page range of
+ * a buffer as a buffer of its own over the same pages.
  */
 #include <linux/atomic.h>
 #include <linux/dma-buf.h>
@@ -33,9 +33,10 @@ MODULE_PARM_DESC(max_bytes,
 		 "Most bytes all llmem buffers may hold together (default: a quarter of RAM)");
 
 /*
- * On by default: /dev/llmem is open to every user, and without a charge to
- * the allocating process's memory cgroup nothing but max_bytes, shared by
- * all, bounds what one user may pin.
+ * On by default: the udev rule installed with the module opens /dev/llmem to
+ * the video group only while this is on, since without a charge to the
+ * allocating process's memory cgroup nothing but the module's own caps bound
+ * what a user may pin, whatever memory.max says.
  */
 static bool llmem_mem_accounting = true;
 module_param_named(mem_accounting, llmem_mem_accounting, bool, 0444);
@@ -517,6 +518,7 @@ static void llmem_dma_buf_release(struct dma_buf *dmabuf)
 		dma_buf_put(buf->parent->dmabuf);
 	} else {
 		llmem_free_pages(buf->pages, buf->pagecount);
+		llmem_quota_uncharge(buf->quota, buf->pagecount);
 		atomic_long_sub(buf->pagecount, &llmem_live_pages);
 	}
 	llmem_buffer_free(buf);
@@ -728,11 +730,12 @@ static struct dma_buf *llmem_buffer_export(struct llmem_buffer *buf,
  * @contiguous: whether the pages must be physically contiguous
  * @dynamic: whether to export it with pin and unpin
  *
- * The pages count against max_bytes from the moment they are reserved, so
- * that concurrent callers cannot together exceed it.
+ * The pages count against max_bytes and max_bytes_per_process from the
+ * moment they are reserved, so that concurrent callers cannot together
+ * exceed either.
  *
  * Context: process context; takes llmem_lock.
- * Return: the new DMA-BUF, or an ERR_PTR(): -ENOMEM past max_bytes or when
+ * Return: the new DMA-BUF, or an ERR_PTR(): -ENOMEM past either cap or when
  * the pages (or, @contiguous, one block for them all) cannot be had.
  */
 static struct dma_buf *llmem_buffer_create(u64 size, bool contiguous,
@@ -754,13 +757,18 @@ static struct dma_buf *llmem_buffer_create(u64 size, bool contiguous,
 		ret = -ENOMEM;
 		goto out_unreserve;
 	}
+	buf->quota = llmem_quota_charge(count);
+	if (IS_ERR(buf->quota)) {
+		ret = PTR_ERR(buf->quota);
+		goto out_free_buf;
+	}
 	if (contiguous)
 		buf->pages = llmem_alloc_contiguous(count);
 	else
 		buf->pages = llmem_alloc_pages(count);
 	if (!buf->pages) {
 		ret = -ENOMEM;
-		goto out_free_buf;
+		goto out_uncharge;
 	}
 
 	dmabuf = llmem_buffer_export(buf, NULL, dynamic);
@@ -772,6 +780,8 @@ static struct dma_buf *llmem_buffer_create(u64 size, bool contiguous,
 
 out_free_pages:
 	llmem_free_pages(buf->pages, count);
+out_uncharge:
+	llmem_quota_uncharge(buf->quota, count);
 out_free_buf:
 	llmem_buffer_free(buf);
 out_unreserve:
@@ -836,8 +846,9 @@ out_put_parent:
  * Context: process context; takes llmem_lock.
  * Return: 0; -EINVAL for unknown flags, a non-zero @fd on input, size 0 or a
  * size whose rounding overflows; -E2BIG for a contiguous size above the
- * largest block; -ENOMEM past max_bytes or when the pages cannot be had;
- * -EMFILE or -EFAULT from the fd table and the copy back.
+ * largest block; -ENOMEM past max_bytes or max_bytes_per_process or when
+ * the pages cannot be had; -EMFILE or -EFAULT from the fd table and the copy
+ * back.
  */
 long llmem_ioctl_alloc(struct file *file, void *data, void __user *uarg,
 		       unsigned int usize)

@@ -125,11 +125,15 @@ static const struct file_operations llmem_fops = {
 	.compat_ioctl = compat_ptr_ioctl,
 };
 
+/*
+ * No mode: the node is the kernel's default, root's alone, as the DMA heaps'
+ * are on Debian; module/70-llmem.rules, installed with the module, gives it
+ * to the video group while the pages are charged to memory cgroups.
+ */
 static struct miscdevice llmem_misc = {
 	.minor = MISC_DYNAMIC_MINOR,
 	.name = "llmem",
 	.fops = &llmem_fops,
-	.mode = 0666,
 };
 
 static int __init llmem_init(void)

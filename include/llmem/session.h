@@ -101,7 +101,8 @@ enum llmem_caps {
 	LLMEM_CAP_HOST_POINTER_IMPORT = 1u << 2,
 	/* VK_EXT_image_drm_format_modifier. */
 	LLMEM_CAP_DRM_FORMAT_MODIFIERS = 1u << 3,
-	/* /dev/llmem exists (the llmem.ko exporter is loaded). */
+	/* /dev/llmem exists (the llmem.ko exporter is loaded) and this process
+	 * may open it read-write (module/70-llmem.rules: the video group). */
 	LLMEM_CAP_LLMEM_DEVICE = 1u << 4,
 	/* VK_EXT_queue_family_foreign: ownership transfers to other devices. */
 	LLMEM_CAP_QUEUE_FAMILY_FOREIGN = 1u << 5,

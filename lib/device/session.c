@@ -4,6 +4,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -361,7 +362,8 @@ static void describe(struct llmem_session *s, const bool *enabled)
 	if (enabled[EXT_PUSH_DESCRIPTOR])
 		s->push_descriptor_set = (PFN_vkCmdPushDescriptorSetKHR)vkGetDeviceProcAddr(
 			s->device, "vkCmdPushDescriptorSetKHR");
-	if (access("/dev/llmem", F_OK) == 0)
+	/* A node root alone may open is of no use to other processes. */
+	if (faccessat(AT_FDCWD, "/dev/llmem", R_OK | W_OK, AT_EACCESS) == 0)
 		info->caps |= LLMEM_CAP_LLMEM_DEVICE;
 }
 

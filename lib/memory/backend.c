@@ -91,6 +91,11 @@ static int llmem_device_alloc(uint64_t size, bool contiguous, int *fd)
 	int dev = open("/dev/llmem", O_RDWR | O_CLOEXEC);
 	int ret = 0;
 
+	if (dev < 0 && errno == EACCES)
+		return llmem_error(-EACCES,
+				   "open /dev/llmem: %s (it is the video group's; "
+				   "see docs/module.md)",
+				   strerror(errno));
 	if (dev < 0)
 		return llmem_error(-errno, "open /dev/llmem: %s (is llmem.ko loaded?)",
 				   strerror(errno));
@@ -104,9 +109,16 @@ static int llmem_device_alloc(uint64_t size, bool contiguous, int *fd)
 			ret = llmem_error(
 				-ENOMEM,
 				"LLMEM_IOC_ALLOC of %llu contiguous bytes: no free block "
-				"that large (memory is fragmented) or llmem.ko's max_bytes "
+				"that large (memory is fragmented), or llmem.ko's max_bytes "
+				"or max_bytes_per_process or the memory cgroup's limit "
 				"reached",
 				(unsigned long long)size);
+		else if (errno == ENOMEM)
+			ret = llmem_error(-ENOMEM,
+					  "LLMEM_IOC_ALLOC of %llu bytes: llmem.ko's max_bytes or "
+					  "max_bytes_per_process or the memory cgroup's limit "
+					  "reached, or no free pages",
+					  (unsigned long long)size);
 		else
 			ret = llmem_error(-errno, "LLMEM_IOC_ALLOC of %llu bytes: %s",
 					  (unsigned long long)size, strerror(errno));

@@ -4,6 +4,7 @@
  * what the session reports about the device.
  */
 #include <ctype.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -79,7 +80,8 @@ TEST_F(session, limits_and_caps)
 	EXPECT_EQ(i->caps & ~ALL_CAPS, 0);
 	EXPECT_EQ(!!(i->caps & LLMEM_CAP_HOST_POINTER_IMPORT),
 		  i->min_imported_host_pointer_alignment != 0);
-	EXPECT_EQ(!!(i->caps & LLMEM_CAP_LLMEM_DEVICE), access("/dev/llmem", F_OK) == 0);
+	EXPECT_EQ(!!(i->caps & LLMEM_CAP_LLMEM_DEVICE),
+		  faccessat(AT_FDCWD, "/dev/llmem", R_OK | W_OK, AT_EACCESS) == 0);
 	TH_LOG("%s: caps 0x%x", i->device_name, i->caps);
 }
 
