@@ -73,14 +73,9 @@ static const struct cli_option options[] = {
 	  .max = 100000,
 	  .help = "frames per run, at least 2: a run of one frame more tells the set-up "
 		  "apart (default 30)" },
-	{ .name = "rounds",
-	  .short_name = 'r',
-	  .type = CLI_UINT,
-	  .value = &args.rounds,
-	  .meta = "N",
-	  .min = 1,
-	  .max = BENCH_GST_MAX_ROUNDS,
-	  .help = "runs of each pipeline per path, the paths' order alternating (default 3)" },
+	CLI_OPTION_ROUNDS(
+		&args.rounds, BENCH_GST_MAX_ROUNDS,
+		"runs of each pipeline per path, the paths' order alternating (default 3)"),
 	{ .name = "pipeline",
 	  .short_name = 'p',
 	  .type = CLI_CHOICE,

@@ -119,6 +119,12 @@ struct cli_option {
 		.name = "out", .short_name = 'o', .type = CLI_PATH, .value = (dir), .meta = "DIR", \
 		.help = (text)                                                                     \
 	}
+/* The benchmarks' rounds, in which the paths they compare take turns. */
+#define CLI_OPTION_ROUNDS(n, hi, text)                                                            \
+	{                                                                                         \
+		.name = "rounds", .short_name = 'r', .type = CLI_UINT, .value = (n), .meta = "R", \
+		.min = 1, .max = (hi), .help = (text)                                             \
+	}
 #define CLI_OPTION_KEEP_RAW(flag, text)                                                   \
 	{                                                                                 \
 		.name = "keep-raw", .short_name = 'k', .type = CLI_FLAG, .value = (flag), \

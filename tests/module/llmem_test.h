@@ -88,6 +88,22 @@ static inline long llmem_live_pages(void)
 	return llmem_debugfs_count(LLMEM_LIVE_PAGES);
 }
 
+/*
+ * Polls for up to 10 s until the module's live pages are back to @want (a
+ * process's exit and a device's release free pages after a moment): the
+ * count then.
+ */
+static inline long llmem_live_pages_back_to(long want)
+{
+	long now = llmem_live_pages();
+
+	for (int i = 0; i < 100 && now != want; i++) {
+		usleep(100 * 1000);
+		now = llmem_live_pages();
+	}
+	return now;
+}
+
 /* Whether debugfs's buffer table has a line containing @needle. */
 static inline int llmem_table_has(const char *needle)
 {

@@ -19,28 +19,13 @@
 
 #include <llmem/llmem.h>
 
+#include "../module/llmem_test.h"
 #include "capture.h"
 #include "kselftest_harness.h"
-#include "test_util.h"
 #include "vk_test.h"
 
 #define FAULT_NODE "vivid-004-vid-cap"
 #define TIMEOUT_MS 10000
-#define LIVE_PAGES "/sys/kernel/debug/llmem/live_pages"
-
-/* llmem.ko's count of live pages, or -1. */
-static long live_pages(void)
-{
-	FILE *f = fopen(LIVE_PAGES, "re");
-	long n = -1;
-
-	if (f) {
-		if (fscanf(f, "%ld", &n) != 1)
-			n = -1;
-		fclose(f);
-	}
-	return n;
-}
 
 /* How many times @needle occurs in @s. */
 static int count(const char *s, const char *needle)
@@ -64,7 +49,7 @@ FIXTURE_SETUP(faults)
 {
 	ASSERT_EQ(video_node_named(FAULT_NODE, self->path, sizeof(self->path)), 0)
 	TH_LOG("no %s: the rig loads vivid with n_devs=5", FAULT_NODE);
-	ASSERT_EQ(live_pages(), 0) TH_LOG("llmem.ko's pages live before the test");
+	ASSERT_EQ(llmem_live_pages(), 0) TH_LOG("llmem.ko's pages live before the test");
 	VK_TEST_SESSION(self->s);
 	/* llmem.ko's pages on both kernels, so that the live-page count sees them. */
 	self->ci = (struct llmem_camera_create_info){
@@ -81,7 +66,7 @@ FIXTURE_SETUP(faults)
 FIXTURE_TEARDOWN(faults)
 {
 	VK_TEST_SESSION_END(self->s);
-	EXPECT_EQ(live_pages(), 0);
+	EXPECT_EQ(llmem_live_pages(), 0);
 	EXPECT_EQ(vivid_set_control(self->path, "Percentage of Dropped Buffers", 0), 0);
 }
 
@@ -118,11 +103,11 @@ TEST_F_TIMEOUT(faults, setup_errors, 180)
 	EXPECT_FAILS(llmem_camera_open(self->s, &self->ci, &cam), -EINVAL);
 	EXPECT_MESSAGE("VIDIOC_REQBUFS", "Invalid argument");
 	EXPECT_EQ(cam, NULL);
-	EXPECT_EQ(live_pages(), 0);
+	EXPECT_EQ(llmem_live_pages(), 0);
 	ASSERT_EQ(vivid_set_control(self->path, "Inject VIDIOC_QBUF Error", 1), 0);
 	EXPECT_FAILS(llmem_camera_open(self->s, &self->ci, &cam), -EINVAL);
 	EXPECT_MESSAGE("VIDIOC_QBUF", "Invalid argument");
-	EXPECT_EQ(live_pages(), 0);
+	EXPECT_EQ(llmem_live_pages(), 0);
 
 	ASSERT_EQ(llmem_camera_open(self->s, &self->ci, &cam), 0) TH_LOG("%s", llmem_last_error());
 	ASSERT_EQ(vivid_set_control(self->path, "Inject VIDIOC_STREAMON Error", 1), 0);
@@ -228,7 +213,7 @@ TEST_F_TIMEOUT(faults, disconnect, 120)
 	EXPECT_FAILS(llmem_camera_stop(cam), -ENODEV);
 	EXPECT_EQ(open(self->path, O_RDWR | O_CLOEXEC), -1);
 	llmem_camera_close(cam);
-	EXPECT_EQ(live_pages(), 0);
+	EXPECT_EQ(llmem_live_pages(), 0);
 	fd = open(self->path, O_RDWR | O_CLOEXEC);
 	EXPECT_GE(fd, 0) TH_LOG("vivid did not come back after the last close");
 	if (fd >= 0)

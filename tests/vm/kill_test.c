@@ -28,37 +28,12 @@
 #include <linux/videodev2.h>
 #include <llmem/llmem.h>
 
+#include "../module/llmem_test.h"
 #include "kselftest_harness.h"
-#include "test_util.h"
 
 /* Enough objects that their layout outgrows the socket's small buffer. */
 #define OBJECTS 512
 #define SNDBUF 4096
-
-static long live_pages(void)
-{
-	FILE *f = fopen("/sys/kernel/debug/llmem/live_pages", "re");
-	long pages = -1;
-
-	if (!f)
-		return -1;
-	if (fscanf(f, "%ld", &pages) != 1)
-		pages = -1;
-	fclose(f);
-	return pages;
-}
-
-/* Polls for up to 10 s until llmem.ko's live pages are back to @want. */
-static long live_pages_back_to(long want)
-{
-	long now = live_pages();
-
-	for (int i = 0; i < 100 && now != want; i++) {
-		usleep(100 * 1000);
-		now = live_pages();
-	}
-	return now;
-}
 
 static int count_fds(void)
 {
@@ -160,13 +135,13 @@ FIXTURE(kill)
 
 FIXTURE_SETUP(kill)
 {
-	self->before = live_pages();
+	self->before = llmem_live_pages();
 	ASSERT_GE(self->before, 0) TH_LOG("llmem.ko's debugfs counter");
 }
 
 FIXTURE_TEARDOWN(kill)
 {
-	EXPECT_EQ(live_pages_back_to(self->before), self->before)
+	EXPECT_EQ(llmem_live_pages_back_to(self->before), self->before)
 	TH_LOG("llmem.ko pages still live");
 }
 
@@ -343,12 +318,12 @@ TEST_F_TIMEOUT(kill, holding_mapped_attached_queued, 300)
 	}
 	close(ready[1]);
 	ASSERT_EQ(read(ready[0], &c, 1), 1) TH_LOG("the holder could not set up");
-	EXPECT_GT(live_pages(), self->before);
+	EXPECT_GT(llmem_live_pages(), self->before);
 	ASSERT_EQ(kill(pid, SIGKILL), 0);
 	ASSERT_EQ(waitpid(pid, &status, 0), pid);
 	EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
 	close(ready[0]);
-	EXPECT_EQ(live_pages_back_to(self->before), self->before);
+	EXPECT_EQ(llmem_live_pages_back_to(self->before), self->before);
 
 	/* vivid let go of the dead process's queue: it captures a frame again. */
 	video = open_vivid_capture();

@@ -35,18 +35,6 @@
 #define ACCESS (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ)
 #define OP_TIMEOUT_MS 60000
 
-/* Polls for up to 10 s until llmem.ko's live pages are back to @want. */
-static long live_pages_back_to(long want)
-{
-	long now = llmem_live_pages();
-
-	for (int i = 0; i < 100 && now != want; i++) {
-		usleep(100 * 1000);
-		now = llmem_live_pages();
-	}
-	return now;
-}
-
 /* llmem.ko's count of its pages pinned by GUP (FOLL_PIN), or -1. */
 static long gup_pinned_pages(void)
 {
@@ -128,7 +116,7 @@ TEST_F_TIMEOUT(lifetime, killed_with_a_region, 120)
 	ASSERT_EQ(kill(pid, SIGKILL), 0);
 	ASSERT_EQ(waitpid(pid, &status, 0), pid);
 	EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
-	EXPECT_EQ(live_pages_back_to(self->before), self->before);
+	EXPECT_EQ(llmem_live_pages_back_to(self->before), self->before);
 	EXPECT_EQ(gup_pinned_pages(), 0);
 }
 
@@ -200,7 +188,7 @@ TEST_F(lifetime, unload_refused_while_registered)
 	EXPECT_EQ(self->a.v->dereg_mr(mr), 0);
 	EXPECT_EQ(gup_pinned_pages(), 0);
 	EXPECT_EQ(munmap(p, SIZE), 0);
-	EXPECT_EQ(live_pages_back_to(self->before), self->before);
+	EXPECT_EQ(llmem_live_pages_back_to(self->before), self->before);
 	if (reload_llmem(_metadata))
 		SKIP(return, "LLMEM_VM_MODULES does not name llmem.ko (tests/vm/run sets it)");
 	EXPECT_EQ(access(LLMEM_DEV, F_OK), 0);
@@ -223,7 +211,7 @@ TEST_F_TIMEOUT(lifetime, released_while_registered, 120)
 	 * no longer counts the pages the card pins. */
 	EXPECT_EQ(gup_pinned_pages(), PAGES);
 	EXPECT_EQ(munmap(p, SIZE), 0);
-	EXPECT_EQ(live_pages_back_to(self->before), self->before);
+	EXPECT_EQ(llmem_live_pages_back_to(self->before), self->before);
 	EXPECT_EQ(gup_pinned_pages(), 0);
 	/* Unloading does not wait for the card: nothing of llmem.ko's holds. */
 	reloaded = !reload_llmem(_metadata);
