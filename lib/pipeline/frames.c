@@ -20,9 +20,8 @@
 #include "base/error.h"
 #include "base/export.h"
 #include "pipeline/frames_check.h"
+#include "share/frame_pages.h"
 
-/* A DMA-BUF over a range of a page covers whole 4096-byte pages. */
-#define RANGE_ALIGN 4096u
 /* Fewer and a queue would wait for its consumer on every frame. */
 #define MIN_FRAMES 2
 
@@ -74,13 +73,13 @@ static void split_planes(struct llmem_frames *f, const struct llmem_negotiated *
 	f->layout = *l;
 	f->num_fds = (n->flags & LLMEM_CONSTRAINT_PLANE_PER_FD) ? l->num_planes : 1;
 	if (f->num_fds == 1) {
-		f->bytes[0] = round_up(l->size, RANGE_ALIGN);
+		f->bytes[0] = round_up(l->size, LLMEM_FRAME_PAGES_ALIGN);
 		return;
 	}
 	for (uint32_t p = 0; p < l->num_planes; p++) {
 		uint64_t end = p + 1 < l->num_planes ? l->offset[p + 1] : l->size;
 
-		f->bytes[p] = round_up(end - l->offset[p], RANGE_ALIGN);
+		f->bytes[p] = round_up(end - l->offset[p], LLMEM_FRAME_PAGES_ALIGN);
 		f->layout.offset[p] = 0;
 	}
 }
@@ -101,77 +100,16 @@ static int check_info(const struct llmem_frames_create_info *info)
 	return check_layout(&info->negotiated->layout);
 }
 
-static bool ranges_cut(struct llmem_memory *m)
-{
-	struct llmem_memory_info mi;
-
-	llmem_memory_get_info(m, &mi);
-	return mi.backend == LLMEM_BACKEND_LLMEM_DMABUF ||
-	       mi.backend == LLMEM_BACKEND_LLMEM_HOST_POINTER;
-}
-
-/* Memory for buffer @p of every frame: pages of f->per_page frames, or of
- * one where the backend's pages cannot be cut. */
-static int make_memory(struct llmem_frames *f, const struct llmem_frames_create_info *info,
-		       const char *name, uint32_t p)
-{
-	bool contiguous = info->negotiated->flags & LLMEM_CONSTRAINT_CONTIGUOUS;
-	struct llmem_memory_create_info mci = {
-		.options = contiguous ? LLMEM_MEMORY_CONTIGUOUS : 0,
-		.page_size = f->per_page * f->bytes[p],
-		.spare_pages = LLMEM_MEMORY_SPARE_NONE,
-		.sharing = LLMEM_SHARING_DMABUF,
-		.backend = info->backend,
-		.name = name,
-	};
-	int ret = llmem_memory_create(f->session, &mci, &f->memory[p]);
-
-	if (ret || f->per_page == 1 || ranges_cut(f->memory[p]))
-		return ret;
-	llmem_memory_destroy(f->memory[p]);
-	f->memory[p] = NULL;
-	for (uint32_t q = 0; q < p; q++) {
-		llmem_memory_destroy(f->memory[q]);
-		f->memory[q] = NULL;
-	}
-	f->per_page = 1;
-	for (uint32_t q = 0; q <= p; q++) {
-		mci.page_size = f->bytes[q];
-		ret = llmem_memory_create(f->session, &mci, &f->memory[q]);
-		if (ret)
-			return ret;
-	}
-	return 0;
-}
-
 static int make_buffer(struct llmem_frames *f, const char *name, uint32_t i, uint32_t p)
 {
-	struct llmem_dmabuf_region r;
 	char label[64];
-	int ret;
 
 	if (f->num_fds > 1)
 		snprintf(label, sizeof(label), "%s %u plane %u", name, i, p);
 	else
 		snprintf(label, sizeof(label), "%s %u", name, i);
-	ret = llmem_buffer_create(f->memory[p],
-				  &(struct llmem_buffer_create_info){ .size = f->bytes[p],
-								      .name = label,
-								      .alignment = RANGE_ALIGN },
-				  &f->buffer[i][p]);
-	if (ret)
-		return ret;
-	ret = f->per_page > 1 ? llmem_buffer_export_range(f->buffer[i][p], &r)
-			      : llmem_buffer_export(f->buffer[i][p], &r);
-	if (ret)
-		return ret;
-	f->fd[i][p] = r.fd;
-	/* A buffer alone in its page starts it. */
-	if (r.offset)
-		return llmem_error(-EIO,
-				   "frames: frame %u buffer %u lies at offset %llu of its page", i,
-				   p, (unsigned long long)r.offset);
-	return 0;
+	return llmem_frame_pages_export(f->memory[p], f->per_page, f->bytes[p], label,
+					&f->buffer[i][p], &f->fd[i][p]);
 }
 
 LLMEM_PUBLIC void llmem_frames_destroy(struct llmem_frames *f)
@@ -194,23 +132,27 @@ static int make_frames(struct llmem_frames *f, const struct llmem_frames_create_
 {
 	const struct llmem_negotiated *n = info->negotiated;
 	const char *name = info->name ? info->name : "frame";
+	const char *names[LLMEM_FRAME_MAX_PLANES];
+	struct llmem_frame_pages_info pages = {
+		.bytes = f->bytes,
+		.contiguous = n->flags & LLMEM_CONSTRAINT_CONTIGUOUS,
+		.backend = info->backend,
+		.names = names,
+	};
+	uint32_t backend;
 	int ret;
 
 	split_planes(f, n);
 	f->count = info->count ? info->count : n->min_buffers;
 	f->count = f->count < MIN_FRAMES ? MIN_FRAMES : f->count;
 	f->count = f->count > LLMEM_FRAMES_MAX ? LLMEM_FRAMES_MAX : f->count;
-	f->per_page = f->count;
-	if (n->flags & LLMEM_CONSTRAINT_CONTIGUOUS) {
-		uint64_t fit = LLMEM_MEMORY_CONTIGUOUS_MAX_PAGE_SIZE / f->bytes[0];
-
-		f->per_page = fit < 1 ? 1 : fit < f->per_page ? (uint32_t)fit : f->per_page;
-	}
-	for (uint32_t p = 0; p < f->num_fds; p++) {
-		ret = make_memory(f, info, name, p);
-		if (ret)
-			return ret;
-	}
+	for (uint32_t p = 0; p < f->num_fds; p++)
+		names[p] = name;
+	pages.buffers = f->num_fds;
+	pages.frames = f->count;
+	ret = llmem_frame_pages_create(f->session, &pages, f->memory, &f->per_page, &backend);
+	if (ret)
+		return ret;
 	for (uint32_t i = 0; i < f->count; i++) {
 		for (uint32_t p = 0; p < f->num_fds; p++) {
 			ret = make_buffer(f, name, i, p);

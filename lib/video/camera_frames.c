@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -22,12 +23,11 @@
 #include <llmem/v4l2.h>
 
 #include "base/error.h"
+#include "share/frame_pages.h"
 #include "video/camera.h"
 
 /* Fewer and the camera would wait for the caller on every frame. */
 #define MIN_BUFFERS 2
-/* A DMA-BUF of a range of a page covers whole 4096-byte pages. */
-#define RANGE_ALIGN 4096
 
 /*
  * Bytes of memory plane @p of a frame as the library holds it: for a frame
@@ -42,7 +42,8 @@ static uint64_t plane_bytes(const struct llmem_camera *c, uint32_t p)
 /* The same, in whole pages, as a plane's buffer is allocated. */
 static uint64_t plane_alloc(const struct llmem_camera *c, uint32_t p)
 {
-	return (plane_bytes(c, p) + RANGE_ALIGN - 1) / RANGE_ALIGN * RANGE_ALIGN;
+	return (plane_bytes(c, p) + LLMEM_FRAME_PAGES_ALIGN - 1) / LLMEM_FRAME_PAGES_ALIGN *
+	       LLMEM_FRAME_PAGES_ALIGN;
 }
 
 int llmem_camera_frames_queue(struct llmem_camera *c, uint32_t i)
@@ -96,79 +97,29 @@ static int granted(struct llmem_camera *c, int ret)
 	return 0;
 }
 
-static bool ranges_work(uint32_t backend)
-{
-	return backend == LLMEM_BACKEND_LLMEM_DMABUF || backend == LLMEM_BACKEND_LLMEM_HOST_POINTER;
-}
-
 /*
- * The frames' memories, one per memory plane.  On llmem.ko's pages the
- * frames' planes share a page, each reaching the camera as a DMA-BUF over
- * its own bytes (a range): all of them, or as many as a contiguous page
- * holds.  Vulkan's exported pages cannot be cut, so there each plane of
- * each frame has a page of its own.  Every plane takes the first plane's
- * backend.
+ * The frames' memories, one per memory plane (share/frame_pages.h): on
+ * llmem.ko's pages the frames' planes share a page, each reaching the
+ * camera as a range; elsewhere each plane of each frame has a page of its
+ * own.  Plane 0 is the largest: NV12's Y plane.
  */
 static int frames_memory(struct llmem_camera *c, uint32_t buffers, uint32_t backend)
 {
-	bool contiguous = c->info.flags & LLMEM_CAMERA_CONTIGUOUS;
-	/* Plane 0 is the largest: NV12's Y plane. */
-	uint64_t per_page =
-		contiguous ? LLMEM_MEMORY_CONTIGUOUS_MAX_PAGE_SIZE / plane_alloc(c, 0) : buffers;
-	struct llmem_memory_info mi;
-	int ret;
+	static const char *const names[] = { "camera frames", "camera frames, CbCr planes" };
+	uint64_t bytes[LLMEM_V4L2_MAX_MEM_PLANES];
+	struct llmem_frame_pages_info info = {
+		.buffers = c->info.format.mem_planes,
+		.bytes = bytes,
+		.frames = buffers,
+		.contiguous = c->info.flags & LLMEM_CAMERA_CONTIGUOUS,
+		.backend = backend,
+		.names = names,
+	};
 
-	per_page = per_page > 1 ? per_page : 1;
-	for (uint32_t p = 0; p < c->info.format.mem_planes; p++) {
-		struct llmem_memory_create_info mci = {
-			.options = contiguous ? LLMEM_MEMORY_CONTIGUOUS : 0,
-			.page_size = per_page * plane_alloc(c, p),
-			.spare_pages = LLMEM_MEMORY_SPARE_NONE,
-			.sharing = LLMEM_SHARING_DMABUF,
-			.backend = backend,
-			.name = p ? "camera frames, CbCr planes" : "camera frames",
-		};
-
-		ret = llmem_memory_create(c->session, &mci, &c->shared[p]);
-		if (ret)
-			return ret;
-		llmem_memory_get_info(c->shared[p], &mi);
-		if (per_page > 1 && !ranges_work(mi.backend)) {
-			llmem_memory_destroy(c->shared[p]);
-			per_page = 1;
-			mci.page_size = plane_alloc(c, p);
-			mci.backend = mi.backend;
-			ret = llmem_memory_create(c->session, &mci, &c->shared[p]);
-			if (ret)
-				return ret;
-		}
-		backend = mi.backend;
-	}
-	c->info.backend = backend;
-	c->info.frames_per_page = (uint32_t)per_page;
-	return 0;
-}
-
-/* Plane @p of frame @i as the DMA-BUF the camera takes: the plane's first
- * byte its first, as V4L2 wants it. */
-static int export_plane(struct llmem_camera *c, uint32_t p, uint32_t i)
-{
-	struct llmem_dmabuf_region region;
-	int ret;
-
-	if (c->info.frames_per_page > 1)
-		ret = llmem_buffer_export_range(c->frames[p][i], &region);
-	else
-		ret = llmem_buffer_export(c->frames[p][i], &region);
-	if (ret)
-		return ret;
-	c->fds[p][i] = region.fd;
-	/* A plane of a page of its own is the page's only object. */
-	if (region.offset)
-		return llmem_error(-EIO,
-				   "camera: frame %u plane %u lies at offset %llu of its page", i,
-				   p, (unsigned long long)region.offset);
-	return 0;
+	for (uint32_t p = 0; p < info.buffers; p++)
+		bytes[p] = plane_alloc(c, p);
+	return llmem_frame_pages_create(c->session, &info, c->shared, &c->info.frames_per_page,
+					&c->info.backend);
 }
 
 static int make_frame(struct llmem_camera *c, uint32_t i)
@@ -177,18 +128,12 @@ static int make_frame(struct llmem_camera *c, uint32_t i)
 		/* The frame's number in its name: what llmem.ko's debugfs and
 		 * fdinfo show of each DMA-BUF. */
 		char name[32];
-		struct llmem_buffer_create_info bci = {
-			.size = plane_alloc(c, p),
-			.name = name,
-			.alignment = RANGE_ALIGN,
-		};
 		int ret;
 
 		snprintf(name, sizeof(name), p ? "camera frame %u CbCr" : "camera frame %u", i);
-		ret = llmem_buffer_create(c->shared[p], &bci, &c->frames[p][i]);
-
-		if (!ret)
-			ret = export_plane(c, p, i);
+		ret = llmem_frame_pages_export(c->shared[p], c->info.frames_per_page,
+					       plane_alloc(c, p), name, &c->frames[p][i],
+					       &c->fds[p][i]);
 		if (ret)
 			return ret;
 	}
