@@ -8,7 +8,9 @@
  * racing across threads over a shared table of fds of every kind (/dev/llmem
  * files, llmem buffers and ranges, system-heap DMA-BUFs where the kernel has
  * the heap, vivid's VIDIOC_EXPBUF DMA-BUFs, pipes, eventfds, numbers already
- * closed); and fork.  Calls on the fds the threads never close are checked
+ * closed); fork; and the per-process cap (max_bytes_per_process) set to
+ * another value from time to time, so that allocations meet it while other
+ * threads free.  Calls on the fds the threads never close are checked
  * against what docs/uapi.md promises (the dispatcher's errors exactly, the
  * command's errors as a set, a fresh buffer zeroed and of the rounded size).
  * Afterwards, every fd closed, no llmem page may be live (the count before
@@ -69,7 +71,9 @@ static uint64_t seed;
 static atomic_int failures;
 static atomic_long calls_done;
 /* What the run reached, printed at the end: a fuzzer that only hits errors tests little. */
-static atomic_long n_ioctl_ok, n_ioctl_err, n_alloc_ok, n_mmap_ok, n_fork;
+static atomic_long n_ioctl_ok, n_ioctl_err, n_alloc_ok, n_mmap_ok, n_fork, n_caps;
+
+#define PER_PROCESS "/sys/module/llmem/parameters/max_bytes_per_process"
 
 struct rng {
 	uint64_t s;
@@ -545,6 +549,19 @@ static void fuzz_fds(struct rng *r)
 	}
 }
 
+/* The per-process cap: none (0), a page, or up to 16 MiB. */
+static void fuzz_cap(struct rng *r)
+{
+	static const uint64_t caps[] = { 0, PAGE, 64 << 10, 1 << 20, 16 << 20 };
+	char value[32];
+	int n;
+
+	n = snprintf(value, sizeof(value), "%" PRIu64, caps[below(r, 5)]);
+	if (write_file(PER_PROCESS, value, (size_t)n))
+		fail(r, "%s = %s: refused", PER_PROCESS, value);
+	atomic_fetch_add(&n_caps, 1);
+}
+
 static void fuzz_one(struct rng *r, int in_child);
 
 /* A child does a few calls with what it inherited and exits. */
@@ -581,8 +598,10 @@ static void fuzz_one(struct rng *r, int in_child)
 		fuzz_munmap(r);
 	else if (op < 78)
 		fuzz_dmabuf_ioctl(r);
-	else if (op < 99 || in_child)
+	else if (op < 98 || in_child)
 		fuzz_fds(r);
+	else if (op < 99)
+		fuzz_cap(r);
 	else
 		fuzz_fork(r);
 }
@@ -708,6 +727,8 @@ TEST_F_TIMEOUT(fuzz, uapi, 7200)
 	pthread_t tid[MAX_THREADS];
 	long before, after;
 	struct timespec t0, t1;
+	char cap[32] = "";
+	long cap_len;
 	int video;
 
 	seed = env_u64("LLMEM_FUZZ_SEED", (uint64_t)time(NULL) ^ (uint64_t)getpid() << 32);
@@ -719,6 +740,8 @@ TEST_F_TIMEOUT(fuzz, uapi, 7200)
 		seed, calls, threads);
 	before = llmem_live_pages();
 	ASSERT_GE(before, 0) TH_LOG("seed=0x%" PRIx64 ": debugfs counter unreadable", seed);
+	cap_len = read_file(PER_PROCESS, cap, sizeof(cap) - 1);
+	ASSERT_GT(cap_len, 0) TH_LOG("%s unreadable", PER_PROCESS);
 
 	for (int i = 0; i < threads; i++) {
 		uint8_t *g = mmap(NULL, 2 * PAGE, PROT_READ | PROT_WRITE,
@@ -761,6 +784,7 @@ TEST_F_TIMEOUT(fuzz, uapi, 7200)
 		if (maps[i].addr)
 			munmap(maps[i].addr, maps[i].len);
 	close_all();
+	EXPECT_EQ(write_file(PER_PROCESS, cap, (size_t)cap_len), 0);
 	after = llmem_live_pages();
 	fprintf(stderr,
 		"# seed=0x%" PRIx64 ": %ld calls in %.1f s, %d failures, live pages %ld -> %ld\n",
@@ -769,9 +793,9 @@ TEST_F_TIMEOUT(fuzz, uapi, 7200)
 		atomic_load(&failures), before, after);
 	fprintf(stderr,
 		"# /dev/llmem ioctls %ld ok %ld failed, well-formed allocs %ld, mmaps %ld, forks "
-		"%ld\n",
+		"%ld, per-process caps set %ld\n",
 		atomic_load(&n_ioctl_ok), atomic_load(&n_ioctl_err), atomic_load(&n_alloc_ok),
-		atomic_load(&n_mmap_ok), atomic_load(&n_fork));
+		atomic_load(&n_mmap_ok), atomic_load(&n_fork), atomic_load(&n_caps));
 	EXPECT_EQ(atomic_load(&failures), 0) TH_LOG("seed=0x%" PRIx64, seed);
 	EXPECT_EQ(after, 0)
 	TH_LOG("seed=0x%" PRIx64 ": pages still live (%ld before the run)", seed, before);
