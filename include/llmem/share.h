@@ -300,6 +300,8 @@ enum llmem_dmabuf_known {
 	LLMEM_DMABUF_KNOWN_FENCES = 1u << 4,
 	/* LLMEM_DMABUF_CPU_MAPPABLE in flags. */
 	LLMEM_DMABUF_KNOWN_MAPPABLE = 1u << 5,
+	/* pins (llmem.ko's own buffers only). */
+	LLMEM_DMABUF_KNOWN_PINS = 1u << 6,
 };
 
 /* llmem_dmabuf_state.flags. */
@@ -331,7 +333,12 @@ enum llmem_dmabuf_flags {
  *	(videobuf2-vmalloc, vivid's default) shows up here.
  * @fences: unsignalled fences on the buffer.
  * @write_fences: those of @fences a writer added.
- * @reserved: zero.
+ * @pins: attachments holding a pin on the buffer: an importer that pins
+ *	(an RDMA NIC registering it, dma_buf_pin()), and, for a buffer
+ *	exported with pin and unpin, every importer the kernel pins for
+ *	(a static one, or a mapped one without CONFIG_DMABUF_MOVE_NOTIFY, as
+ *	in Debian's kernels).  llmem.ko's pages never move: a pin does not
+ *	make a buffer unmappable.
  * @exporter: the exporter's name ("llmem", "udmabuf", "videobuf2_vmalloc",
  *	...), NUL-terminated.
  * @name: the name given with DMA_BUF_SET_NAME, or "".
@@ -350,7 +357,7 @@ struct llmem_dmabuf_state {
 	uint32_t vmaps;
 	uint32_t fences;
 	uint32_t write_fences;
-	uint32_t reserved;
+	uint32_t pins;
 	char exporter[LLMEM_DMABUF_NAME_LEN];
 	char name[LLMEM_DMABUF_NAME_LEN];
 };

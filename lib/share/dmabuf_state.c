@@ -21,7 +21,8 @@ _Static_assert(LLMEM_DMABUF_KNOWN_ATTACHMENTS == LLMEM_KNOWN_ATTACHMENTS &&
 		       LLMEM_DMABUF_KNOWN_CPU_MMAPS == LLMEM_KNOWN_CPU_MMAPS &&
 		       LLMEM_DMABUF_KNOWN_VMAPS == LLMEM_KNOWN_VMAPS &&
 		       LLMEM_DMABUF_KNOWN_FENCES == LLMEM_KNOWN_FENCES &&
-		       LLMEM_DMABUF_KNOWN_MAPPABLE == LLMEM_KNOWN_MAPPABLE,
+		       LLMEM_DMABUF_KNOWN_MAPPABLE == LLMEM_KNOWN_MAPPABLE &&
+		       LLMEM_DMABUF_KNOWN_PINS == LLMEM_KNOWN_PINS,
 	       "llmem_dmabuf_known differs from LLMEM_KNOWN_*");
 _Static_assert(LLMEM_DMABUF_EXPORTED_BY_LLMEM == LLMEM_STATE_EXPORTED &&
 		       LLMEM_DMABUF_CPU_MAPPABLE == LLMEM_STATE_MAPPABLE &&
@@ -31,7 +32,7 @@ _Static_assert(LLMEM_DMABUF_NAME_LEN == LLMEM_NAME_LEN, "name lengths differ");
 
 #define KNOWN_MASK                                                                   \
 	(LLMEM_KNOWN_ATTACHMENTS | LLMEM_KNOWN_DEVICE_MAPS | LLMEM_KNOWN_CPU_MMAPS | \
-	 LLMEM_KNOWN_VMAPS | LLMEM_KNOWN_FENCES | LLMEM_KNOWN_MAPPABLE)
+	 LLMEM_KNOWN_VMAPS | LLMEM_KNOWN_FENCES | LLMEM_KNOWN_MAPPABLE | LLMEM_KNOWN_PINS)
 #define FLAGS_MASK (LLMEM_STATE_EXPORTED | LLMEM_STATE_MAPPABLE | LLMEM_STATE_CONTIGUOUS)
 
 LLMEM_PUBLIC int llmem_dmabuf_query(int fd, struct llmem_dmabuf_state *state)
@@ -72,6 +73,7 @@ LLMEM_PUBLIC int llmem_dmabuf_query(int fd, struct llmem_dmabuf_state *state)
 	state->vmaps = info.vmaps;
 	state->fences = info.fences;
 	state->write_fences = info.write_fences;
+	state->pins = info.pins;
 	memcpy(state->exporter, info.exporter, sizeof(state->exporter));
 	memcpy(state->name, info.name, sizeof(state->name));
 	state->exporter[sizeof(state->exporter) - 1] = '\0';

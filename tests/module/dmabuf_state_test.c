@@ -25,7 +25,7 @@
 #define ALL_KNOWN                                                                              \
 	(LLMEM_DMABUF_KNOWN_ATTACHMENTS | LLMEM_DMABUF_KNOWN_DEVICE_MAPS |                     \
 	 LLMEM_DMABUF_KNOWN_CPU_MMAPS | LLMEM_DMABUF_KNOWN_VMAPS | LLMEM_DMABUF_KNOWN_FENCES | \
-	 LLMEM_DMABUF_KNOWN_MAPPABLE)
+	 LLMEM_DMABUF_KNOWN_MAPPABLE | LLMEM_DMABUF_KNOWN_PINS)
 #define FOREIGN_KNOWN \
 	(LLMEM_DMABUF_KNOWN_ATTACHMENTS | LLMEM_DMABUF_KNOWN_VMAPS | LLMEM_DMABUF_KNOWN_FENCES)
 
@@ -64,7 +64,7 @@ TEST_F(query, fresh)
 	EXPECT_EQ(self->st.vmaps, 0);
 	EXPECT_EQ(self->st.fences, 0);
 	EXPECT_EQ(self->st.write_fences, 0);
-	EXPECT_EQ(self->st.reserved, 0);
+	EXPECT_EQ(self->st.pins, 0);
 	EXPECT_STREQ(self->st.exporter, "llmem");
 	EXPECT_STREQ(self->st.name, "");
 	/* the fd stays the caller's */
@@ -104,9 +104,9 @@ TEST_F(query, agrees_with_info)
 	ASSERT_NE(a, MAP_FAILED);
 	ASSERT_EQ(llmem_info(self->dev, self->fd, &info, NULL, 0), 0);
 	ASSERT_EQ(llmem_dmabuf_query(self->fd, &self->st), 0);
-	/* The library reports the bits it defines; pins are INFO's alone. */
+	/* The library reports the bits it defines; GUP pins are INFO's alone. */
 	EXPECT_EQ(self->st.known, info.known & ALL_KNOWN);
-	EXPECT_EQ(info.known & ~ALL_KNOWN, LLMEM_KNOWN_PINS | LLMEM_KNOWN_GUP_PINS);
+	EXPECT_EQ(info.known & ~ALL_KNOWN, LLMEM_KNOWN_GUP_PINS);
 	EXPECT_EQ(self->st.flags, info.state);
 	EXPECT_EQ(self->st.size, info.size);
 	EXPECT_EQ(self->st.attachments, info.attachments);
@@ -116,6 +116,7 @@ TEST_F(query, agrees_with_info)
 	EXPECT_EQ(self->st.vmaps, info.vmaps);
 	EXPECT_EQ(self->st.fences, info.fences);
 	EXPECT_EQ(self->st.write_fences, info.write_fences);
+	EXPECT_EQ(self->st.pins, info.pins);
 	EXPECT_STREQ(self->st.exporter, info.exporter);
 	EXPECT_STREQ(self->st.name, info.name);
 	munmap(a, SIZE);
@@ -179,6 +180,35 @@ TEST_F(query, vgem_attachment)
 	EXPECT_EQ(self->st.device_maps, 0);
 	EXPECT_EQ(self->st.flags & LLMEM_DMABUF_CPU_MAPPABLE, LLMEM_DMABUF_CPU_MAPPABLE);
 	close(vgem);
+}
+
+/*
+ * A buffer exported with pin and unpin, imported by vgem (a static
+ * importer): the kernel pins it for vgem, which the query shows, and lets
+ * go when vgem does; the pages never move, so the pin alone leaves it
+ * mappable once vgem's write mapping is gone.
+ */
+TEST_F(query, pinned_by_static_importer)
+{
+	struct llmem_alloc a = { .size = SIZE, .flags = LLMEM_ALLOC_CLOEXEC | LLMEM_ALLOC_DYNAMIC };
+	int vgem = vgem_open();
+	uint32_t handle;
+
+	ASSERT_GE(vgem, 0) TH_LOG("vgem is built on both kernels; it must load");
+	ASSERT_EQ(xioctl(self->dev, LLMEM_IOC_ALLOC, &a), 0);
+	ASSERT_EQ(llmem_dmabuf_query((int)a.fd, &self->st), 0);
+	EXPECT_EQ(self->st.pins, 0);
+	ASSERT_EQ(vgem_import(vgem, (int)a.fd, &handle), 0);
+	ASSERT_EQ(llmem_dmabuf_query((int)a.fd, &self->st), 0);
+	EXPECT_EQ(self->st.known & LLMEM_DMABUF_KNOWN_PINS, LLMEM_DMABUF_KNOWN_PINS);
+	EXPECT_EQ(self->st.attachments, 1);
+	EXPECT_EQ(self->st.pins, 1);
+	ASSERT_EQ(vgem_close(vgem, handle), 0);
+	ASSERT_EQ(llmem_dmabuf_query((int)a.fd, &self->st), 0);
+	EXPECT_EQ(self->st.pins, 0);
+	EXPECT_EQ(self->st.flags & LLMEM_DMABUF_CPU_MAPPABLE, LLMEM_DMABUF_CPU_MAPPABLE);
+	close(vgem);
+	close((int)a.fd);
 }
 
 /* Contiguous pages are reported as such. */
