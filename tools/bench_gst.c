@@ -14,8 +14,8 @@
  *            videotestsrc ! videoconvert ! fakesink
  *
  * The last needs no camera and no display: it is the one a machine with a
- * GPU and nothing else can run.  YUY2 captured or drawn, converted to BGRx; the order of the two paths alternates
- * from round to round.  Where the Vulkan device is lavapipe, the device is
+ * GPU and nothing else can run.  YUY2 captured or drawn, converted to BGRx;
+ * the order of the two paths alternates from round to round.  Where the Vulkan device is lavapipe, the device is
  * the CPU: its threads' time is given apart as the device's share.  The
  * streaming threads (GStreamer names a pad's task "element:pad") do the
  * per-frame work without the one-off set-up.

@@ -78,6 +78,10 @@ int llmem_backend_choose_import(struct llmem_session *s, uint32_t want, uint32_t
 				     "host pointers");
 }
 
+/* What LLMEM_IOC_ALLOC's -ENOMEM may mean besides memory running out. */
+#define CAPS_REACHED \
+	"llmem.ko's max_bytes or max_bytes_per_process or the memory cgroup's limit reached"
+
 /*
  * Zeroed system pages from llmem.ko, as a close-on-exec DMA-BUF fd;
  * physically contiguous ones when @contiguous.
@@ -106,18 +110,14 @@ static int llmem_device_alloc(uint64_t size, bool contiguous, int *fd)
 					  "kernel's largest contiguous block",
 					  (unsigned long long)size);
 		else if (contiguous && errno == ENOMEM)
-			ret = llmem_error(
-				-ENOMEM,
-				"LLMEM_IOC_ALLOC of %llu contiguous bytes: no free block "
-				"that large (memory is fragmented), or llmem.ko's max_bytes "
-				"or max_bytes_per_process or the memory cgroup's limit "
-				"reached",
-				(unsigned long long)size);
+			ret = llmem_error(-ENOMEM,
+					  "LLMEM_IOC_ALLOC of %llu contiguous bytes: no free block "
+					  "that large (memory is fragmented), or " CAPS_REACHED,
+					  (unsigned long long)size);
 		else if (errno == ENOMEM)
 			ret = llmem_error(-ENOMEM,
-					  "LLMEM_IOC_ALLOC of %llu bytes: llmem.ko's max_bytes or "
-					  "max_bytes_per_process or the memory cgroup's limit "
-					  "reached, or no free pages",
+					  "LLMEM_IOC_ALLOC of %llu bytes: " CAPS_REACHED
+					  ", or no free pages",
 					  (unsigned long long)size);
 		else
 			ret = llmem_error(-errno, "LLMEM_IOC_ALLOC of %llu bytes: %s",

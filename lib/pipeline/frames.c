@@ -139,7 +139,6 @@ static int make_frames(struct llmem_frames *f, const struct llmem_frames_create_
 		.backend = info->backend,
 		.names = names,
 	};
-	uint32_t backend;
 	int ret;
 
 	split_planes(f, n);
@@ -150,7 +149,7 @@ static int make_frames(struct llmem_frames *f, const struct llmem_frames_create_
 		names[p] = name;
 	pages.buffers = f->num_fds;
 	pages.frames = f->count;
-	ret = llmem_frame_pages_create(f->session, &pages, f->memory, &f->per_page, &backend);
+	ret = llmem_frame_pages_create(f->session, &pages, f->memory, &f->per_page, NULL);
 	if (ret)
 		return ret;
 	for (uint32_t i = 0; i < f->count; i++) {

@@ -60,7 +60,8 @@ int llmem_frame_pages_create(struct llmem_session *s, const struct llmem_frame_p
 		}
 		mci.backend = mi.backend;
 	}
-	*backend = mci.backend;
+	if (backend)
+		*backend = mci.backend;
 	return 0;
 }
 

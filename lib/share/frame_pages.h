@@ -41,8 +41,8 @@ struct llmem_frame_pages_info {
 
 /*
  * Creates a memory for each buffer of a frame into @memories.  Return: 0
- * with the frames a page holds in *@per_page and the backend taken in
- * *@backend; or llmem_memory_create()'s errors, with what was made left in
+ * with the frames a page holds in *@per_page and, where @backend is not
+ * NULL, the backend taken in *@backend; or llmem_memory_create()'s errors, with what was made left in
  * @memories for the caller to destroy.
  */
 int llmem_frame_pages_create(struct llmem_session *s, const struct llmem_frame_pages_info *info,

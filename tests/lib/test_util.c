@@ -250,6 +250,18 @@ int drm_card_of(const char *driver)
 	return found;
 }
 
+int write_value(const char *path, const char *value)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, value, strlen(value)) < 0)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
 int write_file(const char *path, const void *data, size_t len)
 {
 	FILE *f = fopen(path, "wbe");

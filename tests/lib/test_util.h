@@ -73,6 +73,13 @@ int video_nodes_of(const char *driver, char (*paths)[32], int max);
  */
 int drm_card_of(const char *driver);
 
+/*
+ * Writes @value to the existing file at @path in one write(), as a sysfs or
+ * cgroup file takes it: 0 or -errno (the kernel's answer, -EINVAL for a
+ * value it refuses).
+ */
+int write_value(const char *path, const char *value);
+
 /* Writes @len bytes of @data to a new file at @path: 0, -errno or -EIO. */
 int write_file(const char *path, const void *data, size_t len);
 

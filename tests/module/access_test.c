@@ -23,7 +23,6 @@
 #include "kselftest_harness.h"
 #include "llmem_test.h"
 
-#define PER_PROCESS "/sys/module/llmem/parameters/max_bytes_per_process"
 #define RULE_COPY "/run/udev/rules.d/70-llmem.rules"
 #define MiB (1024ull * 1024ull)
 #define NOBODY 65534
@@ -39,24 +38,12 @@ static int read_param(const char *path, unsigned long long *v)
 	return sscanf(s, "%llu", v) == 1 ? 0 : -EIO;
 }
 
-static int write_param(const char *path, const char *value)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC), ret = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (write(fd, value, strlen(value)) < 0)
-		ret = -errno;
-	close(fd);
-	return ret;
-}
-
 static int set_per_process(unsigned long long bytes)
 {
 	char s[32];
 
 	snprintf(s, sizeof(s), "%llu", bytes);
-	return write_param(PER_PROCESS, s);
+	return write_value(LLMEM_PER_PROCESS, s);
 }
 
 /*
@@ -100,7 +87,7 @@ static int apply_rule(void)
 {
 	char *const argv[] = { "udevadm", "test", "--action=add", "/sys/class/misc/llmem", NULL };
 	static const char rule[] = LLMEM_UDEV_RULE;
-	char text[4096];
+	char text[4096], log[256];
 	long n = read_file(rule, text, sizeof(text));
 
 	if (n < 0)
@@ -111,7 +98,9 @@ static int apply_rule(void)
 		return -errno;
 	if (write_file(RULE_COPY, text, (size_t)n))
 		return -EIO;
-	return run_logged("/run/llmem-vm/tmp/udevadm-test.log", argv) ? -EIO : 0;
+	snprintf(log, sizeof(log), "%s/udevadm-test.log",
+		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	return run_logged(log, argv) ? -EIO : 0;
 }
 
 TEST(node_and_rule)
@@ -161,7 +150,7 @@ FIXTURE_SETUP(quota)
 {
 	self->dev = llmem_open();
 	ASSERT_GE(self->dev, 0);
-	ASSERT_EQ(0, read_param(PER_PROCESS, &self->saved));
+	ASSERT_EQ(0, read_param(LLMEM_PER_PROCESS, &self->saved));
 	self->before = llmem_live_pages();
 	ASSERT_GE(self->before, 0);
 	ASSERT_EQ(0, set_per_process(8 * MiB));
@@ -169,10 +158,7 @@ FIXTURE_SETUP(quota)
 
 FIXTURE_TEARDOWN(quota)
 {
-	char s[32];
-
-	snprintf(s, sizeof(s), "%llu", self->saved);
-	EXPECT_EQ(0, write_param(PER_PROCESS, s));
+	EXPECT_EQ(0, set_per_process(self->saved));
 	close(self->dev);
 	EXPECT_EQ(self->before, llmem_live_pages());
 }
@@ -336,10 +322,10 @@ TEST_F(quota, bad_values_refused)
 	unsigned long long now;
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		EXPECT_EQ(-EINVAL, write_param(PER_PROCESS, bad[i]))
+		EXPECT_EQ(-EINVAL, write_value(LLMEM_PER_PROCESS, bad[i]))
 		TH_LOG("value '%s'", bad[i]);
 	}
-	ASSERT_EQ(0, read_param(PER_PROCESS, &now));
+	ASSERT_EQ(0, read_param(LLMEM_PER_PROCESS, &now));
 	EXPECT_EQ(8 * MiB, now);
 }
 

@@ -25,6 +25,7 @@
 #define LLMEM_DEV "/dev/llmem"
 #define LLMEM_LIVE_PAGES "/sys/kernel/debug/llmem/live_pages"
 #define LLMEM_BUFFERS "/sys/kernel/debug/llmem/buffers"
+#define LLMEM_PER_PROCESS "/sys/module/llmem/parameters/max_bytes_per_process"
 
 static inline int llmem_open(void)
 {

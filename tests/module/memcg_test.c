@@ -30,16 +30,9 @@
 static int write_str(const char *dir, const char *file, const char *s)
 {
 	char path[256];
-	int fd, ret = 0;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, file);
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (write(fd, s, strlen(s)) < 0)
-		ret = -errno;
-	close(fd);
-	return ret;
+	return write_value(path, s);
 }
 
 /* A cgroup file's first number, or the value of @key in a keyed file; -1. */

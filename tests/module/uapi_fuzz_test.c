@@ -73,8 +73,6 @@ static atomic_long calls_done;
 /* What the run reached, printed at the end: a fuzzer that only hits errors tests little. */
 static atomic_long n_ioctl_ok, n_ioctl_err, n_alloc_ok, n_mmap_ok, n_fork, n_caps;
 
-#define PER_PROCESS "/sys/module/llmem/parameters/max_bytes_per_process"
-
 struct rng {
 	uint64_t s;
 	int thread;
@@ -554,11 +552,10 @@ static void fuzz_cap(struct rng *r)
 {
 	static const uint64_t caps[] = { 0, PAGE, 64 << 10, 1 << 20, 16 << 20 };
 	char value[32];
-	int n;
 
-	n = snprintf(value, sizeof(value), "%" PRIu64, caps[below(r, 5)]);
-	if (write_file(PER_PROCESS, value, (size_t)n))
-		fail(r, "%s = %s: refused", PER_PROCESS, value);
+	snprintf(value, sizeof(value), "%" PRIu64, caps[below(r, 5)]);
+	if (write_value(LLMEM_PER_PROCESS, value))
+		fail(r, "%s = %s: refused", LLMEM_PER_PROCESS, value);
 	atomic_fetch_add(&n_caps, 1);
 }
 
@@ -740,8 +737,8 @@ TEST_F_TIMEOUT(fuzz, uapi, 7200)
 		seed, calls, threads);
 	before = llmem_live_pages();
 	ASSERT_GE(before, 0) TH_LOG("seed=0x%" PRIx64 ": debugfs counter unreadable", seed);
-	cap_len = read_file(PER_PROCESS, cap, sizeof(cap) - 1);
-	ASSERT_GT(cap_len, 0) TH_LOG("%s unreadable", PER_PROCESS);
+	cap_len = read_file(LLMEM_PER_PROCESS, cap, sizeof(cap) - 1);
+	ASSERT_GT(cap_len, 0) TH_LOG("%s unreadable", LLMEM_PER_PROCESS);
 
 	for (int i = 0; i < threads; i++) {
 		uint8_t *g = mmap(NULL, 2 * PAGE, PROT_READ | PROT_WRITE,
@@ -784,7 +781,7 @@ TEST_F_TIMEOUT(fuzz, uapi, 7200)
 		if (maps[i].addr)
 			munmap(maps[i].addr, maps[i].len);
 	close_all();
-	EXPECT_EQ(write_file(PER_PROCESS, cap, (size_t)cap_len), 0);
+	EXPECT_EQ(write_value(LLMEM_PER_PROCESS, cap), 0);
 	after = llmem_live_pages();
 	fprintf(stderr,
 		"# seed=0x%" PRIx64 ": %ld calls in %.1f s, %d failures, live pages %ld -> %ld\n",
