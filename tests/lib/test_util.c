@@ -12,7 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <drm/drm.h>
+#include <drm.h>
 #include <linux/videodev2.h>
 
 #include "test_util.h"

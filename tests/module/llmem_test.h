@@ -16,8 +16,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include <drm/drm.h>
-#include <drm/vgem_drm.h>
+#include <drm.h>
+#include <vgem_drm.h>
 #include <linux/llmem.h>
 
 #include "test_util.h"

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <drm/vgem_drm.h>
+#include <vgem_drm.h>
 #include <drm_fourcc.h>
 #include <xf86drm.h>
 

@@ -24,7 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <drm/drm.h>
+#include <drm.h>
 #include <linux/videodev2.h>
 #include <llmem/llmem.h>
 

@@ -17,7 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <drm/vgem_drm.h>
+#include <vgem_drm.h>
 #include <xf86drm.h>
 
 #include <llmem/llmem.h>

@@ -14,7 +14,7 @@
  */
 #include <stdlib.h>
 
-#include <drm/drm_fourcc.h>
+#include <drm_fourcc.h>
 #include <llmem/llmem.h>
 #include <vulkan/vulkan.h>
 
