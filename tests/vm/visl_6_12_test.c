@@ -74,6 +74,14 @@ TEST_F(visl, m2m_mplane_node)
 		  V4L2_CAP_VIDEO_M2M_MPLANE | V4L2_CAP_STREAMING);
 }
 
+/*
+ * AV1's stateless format came with 6.2's uapi; Debian 12's linux-libc-dev
+ * carries 6.1's, so the value is the kernel's own (videodev2.h).
+ */
+#ifndef V4L2_PIX_FMT_AV1_FRAME
+#define V4L2_PIX_FMT_AV1_FRAME v4l2_fourcc('A', 'V', '1', 'F')
+#endif
+
 /* The bitstream queue lists the stateless codecs, FWHT's first. */
 TEST_F(visl, stateless_coded_formats)
 {
