@@ -40,6 +40,7 @@ extern "C" {
 #endif
 
 struct llmem_buffer;
+struct llmem_session;
 
 /* The Y'CbCr to R'G'B' matrix; 0 is BT.601, what V4L2 defaults to. */
 enum llmem_ycbcr_encoding {
@@ -135,6 +136,9 @@ enum llmem_converter_flags {
  * @frames_in_flight: how many submitted conversions may be unfinished at
  *	once, 1 to 16; leave 0 for 2.
  * @flags: enum llmem_converter_flags; leave 0.
+ * @session: the session whose device converts; leave NULL to take @dst's,
+ *	or without @dst the first frame's (LLMEM_CONVERTER_SYNC_FILES needs
+ *	it known at creation: give @session or @dst).
  */
 struct llmem_converter_create_info {
 	struct llmem_buffer *const *srcs;
@@ -147,6 +151,7 @@ struct llmem_converter_create_info {
 	struct llmem_buffer *const *chroma_srcs;
 	uint32_t frames_in_flight;
 	uint32_t flags;
+	struct llmem_session *session;
 };
 
 /**
@@ -157,9 +162,10 @@ struct llmem_converter_create_info {
  *
  * Return: 0; the errors of llmem_convert() for the layouts and for any
  * source given with @dst; -EINVAL for @srcs without @src_count or the
- * reverse, a @frames_in_flight past 16 or unknown @flags; -ENOTSUP for
- * LLMEM_CONVERTER_SYNC_FILES where the device exports no sync_file;
- * -ENOMEM or -EIO when Vulkan fails.
+ * reverse, a @frames_in_flight past 16, unknown @flags, a @dst of another
+ * session than @session, or LLMEM_CONVERTER_SYNC_FILES with neither;
+ * -ENOTSUP for LLMEM_CONVERTER_SYNC_FILES where the device exports no
+ * sync_file; -ENOMEM or -EIO when Vulkan fails.
  */
 int llmem_converter_create(const struct llmem_converter_create_info *info,
 			   struct llmem_converter **out);
@@ -228,7 +234,7 @@ uint64_t llmem_converter_completed(struct llmem_converter *converter);
  *
  * Return: 0; -EINVAL for NULL arguments, a converter made without the flag,
  * or a ticket not handed out; -ENOENT for a ticket already found done;
- * -EIO when the export fails.
+ * -EIO when the export fails; -EMFILE when no fd is free.
  */
 int llmem_converter_export_sync_file(struct llmem_converter *converter, uint64_t ticket,
 				     int *fd);
