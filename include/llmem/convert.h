@@ -213,8 +213,7 @@ int llmem_converter_submit(struct llmem_converter *converter,
  * not done in time; -EINVAL for a NULL converter, ticket 0 or a ticket not
  * yet handed out; -EIO when the device is lost.
  */
-int llmem_converter_wait(struct llmem_converter *converter, uint64_t ticket,
-			 uint64_t timeout_ns);
+int llmem_converter_wait(struct llmem_converter *converter, uint64_t ticket, uint64_t timeout_ns);
 
 /**
  * llmem_converter_completed() - the last ticket known done, without
@@ -236,8 +235,7 @@ uint64_t llmem_converter_completed(struct llmem_converter *converter);
  * or a ticket not handed out; -ENOENT for a ticket already found done;
  * -EIO when the export fails; -EMFILE when no fd is free.
  */
-int llmem_converter_export_sync_file(struct llmem_converter *converter, uint64_t ticket,
-				     int *fd);
+int llmem_converter_export_sync_file(struct llmem_converter *converter, uint64_t ticket, int *fd);
 
 /**
  * llmem_converter_run() - convert the frame in source @index into the
