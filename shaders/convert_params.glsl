@@ -1,16 +1,17 @@
 // SPDX-License-Identifier: MIT
 //
-// Push constants of the conversion shaders; the C side is
+// Push constants of the conversion shaders, either way; the C side is
 // struct convert_params in lib/video/convert.c.  Offsets and pitches are in
-// bytes; the source's are multiples of 4 for YUYV and of 1 for NV12.
+// bytes, multiples of 4 for every plane a shader reads or writes as whole
+// words (all but an NV12 source's, which is read a byte at a time).
 layout(push_constant) uniform Params {
 	uint width;
 	uint height;
-	uint src_offset[2];	// plane 0 (Y or YUYV), plane 1 (CbCr, in its own binding)
-	uint src_pitch[2];
-	uint dst_offset;
-	uint dst_pitch;		// bytes per RGBA row, a multiple of 4
+	uint yuv_offset[2];	// plane 0 (Y or YUYV), plane 1 (NV12's CbCr)
+	uint yuv_pitch[2];
+	uint rgb_offset;
+	uint rgb_pitch;
 	uint matrix;
 	uint full_range;
-	uint dst_bgra;		// 1: bytes B, G, R, A (XRGB8888, ARGB8888), 0: R, G, B, A
+	uint rgb_bgra;		// 1: bytes B, G, R, A (XRGB8888, ARGB8888), 0: R, G, B, A
 } p;

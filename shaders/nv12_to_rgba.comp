@@ -35,11 +35,11 @@ void main()
 	if (x >= p.width || row >= p.height)
 		return;
 
-	float y = luma_at(p.src_offset[0] + row * p.src_pitch[0] + x);
-	uint c = p.src_offset[1] + (row / 2u) * p.src_pitch[1] + (x / 2u) * 2u;
+	float y = luma_at(p.yuv_offset[0] + row * p.yuv_pitch[0] + x);
+	uint c = p.yuv_offset[1] + (row / 2u) * p.yuv_pitch[1] + (x / 2u) * 2u;
 	float u = chroma_at(c);
 	float v = chroma_at(c + 1u);
 
-	dst[(p.dst_offset + row * p.dst_pitch) / 4u + x] =
-		pack_pixel(yuv_to_rgb(y, u, v, p.matrix, p.full_range), p.dst_bgra);
+	dst[(p.rgb_offset + row * p.rgb_pitch) / 4u + x] =
+		pack_pixel(yuv_to_rgb(y, u, v, p.matrix, p.full_range), p.rgb_bgra);
 }

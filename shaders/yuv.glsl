@@ -4,12 +4,18 @@
 // bytes in a storage buffer (the DMA-BUF a camera wrote), so bytes are
 // fetched from 32-bit words; V4L2 packs them little-endian.
 
-// Matrix: 0 = BT.601, 1 = BT.709.  Range: 0 = limited (16-235/16-240),
-// 1 = full (0-255).
+// Kr and Kb of the matrix: 0 = BT.601, 1 = BT.709.
+vec2 luma_weights(uint matrix)
+{
+	return matrix == 1u ? vec2(0.2126, 0.0722) : vec2(0.299, 0.114);
+}
+
+// Range: 0 = limited (16-235/16-240), 1 = full (0-255).
 vec3 yuv_to_rgb(float y, float u, float v, uint matrix, uint full_range)
 {
-	float kr = matrix == 1u ? 0.2126 : 0.299;
-	float kb = matrix == 1u ? 0.0722 : 0.114;
+	vec2 k = luma_weights(matrix);
+	float kr = k.x;
+	float kb = k.y;
 	float kg = 1.0 - kr - kb;
 	float luma, cb, cr;
 

@@ -20,13 +20,13 @@ void main()
 	if (pair * 2u >= p.width || row >= p.height)
 		return;
 
-	uint word = src[(p.src_offset[0] + row * p.src_pitch[0]) / 4u + pair];
+	uint word = src[(p.yuv_offset[0] + row * p.yuv_pitch[0]) / 4u + pair];
 	float y0 = float(word & 0xffu);
 	float u = float((word >> 8) & 0xffu);
 	float y1 = float((word >> 16) & 0xffu);
 	float v = float(word >> 24);
-	uint out_index = (p.dst_offset + row * p.dst_pitch) / 4u + pair * 2u;
+	uint out_index = (p.rgb_offset + row * p.rgb_pitch) / 4u + pair * 2u;
 
-	dst[out_index] = pack_pixel(yuv_to_rgb(y0, u, v, p.matrix, p.full_range), p.dst_bgra);
-	dst[out_index + 1u] = pack_pixel(yuv_to_rgb(y1, u, v, p.matrix, p.full_range), p.dst_bgra);
+	dst[out_index] = pack_pixel(yuv_to_rgb(y0, u, v, p.matrix, p.full_range), p.rgb_bgra);
+	dst[out_index + 1u] = pack_pixel(yuv_to_rgb(y1, u, v, p.matrix, p.full_range), p.rgb_bgra);
 }

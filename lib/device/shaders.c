@@ -14,6 +14,12 @@ static const uint32_t yuyv_to_rgba_spv[] =
 static const uint32_t nv12_to_rgba_spv[] =
 #include "nv12_to_rgba.spv.inc"
 	;
+static const uint32_t rgba_to_yuyv_spv[] =
+#include "rgba_to_yuyv.spv.inc"
+	;
+static const uint32_t rgba_to_nv12_spv[] =
+#include "rgba_to_nv12.spv.inc"
+	;
 static const uint32_t fill_spv[] =
 #include "fill.spv.inc"
 	;
@@ -23,5 +29,7 @@ static const uint32_t clear_spv[] =
 
 LLMEM_SHADER(yuyv_to_rgba, yuyv_to_rgba_spv);
 LLMEM_SHADER(nv12_to_rgba, nv12_to_rgba_spv);
+LLMEM_SHADER(rgba_to_yuyv, rgba_to_yuyv_spv);
+LLMEM_SHADER(rgba_to_nv12, rgba_to_nv12_spv);
 LLMEM_SHADER(fill, fill_spv);
 LLMEM_SHADER(clear, clear_spv);

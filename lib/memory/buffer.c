@@ -18,6 +18,8 @@
 
 #define USAGE_MASK 0x1ffu
 
+static atomic_uint_fast64_t last_serial;
+
 static struct llmem_buffer *buffer_alloc(const char *name)
 {
 	struct llmem_buffer *b = calloc(1, sizeof(*b));
@@ -25,6 +27,7 @@ static struct llmem_buffer *buffer_alloc(const char *name)
 	if (!b)
 		return NULL;
 	b->obj.kind = LLMEM_OBJECT_BUFFER;
+	b->serial = atomic_fetch_add(&last_serial, 1) + 1;
 	/* Unnamed stays "" from calloc: snprintf costs more than the rest. */
 	if (name)
 		snprintf(b->obj.name, sizeof(b->obj.name), "%s", name);

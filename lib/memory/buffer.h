@@ -15,6 +15,9 @@ struct llmem_buffer {
 	struct llmem_buffer *parent;
 	/* One for the caller, one per live sub-region. */
 	atomic_int refs;
+	/* Unique for the process's life, never 0: what caches of recorded
+	 * work key on, since a freed buffer's address comes back. */
+	uint64_t serial;
 };
 
 #endif

@@ -23,6 +23,7 @@
 #include "base/error.h"
 #include "device/vk.h"
 #include "transfer/queue.h"
+#include "transfer/sync.h"
 
 static int add_semaphore(struct llmem_semaphores *set, VkSemaphore sem)
 {
@@ -39,8 +40,7 @@ static int add_semaphore(struct llmem_semaphores *set, VkSemaphore sem)
 	return 0;
 }
 
-/* A binary semaphore whose payload can be a sync_file. */
-static int sync_fd_semaphore(struct llmem_session *s, bool exportable, VkSemaphore *out)
+int llmem_sync_fd_semaphore(struct llmem_session *s, bool exportable, VkSemaphore *out)
 {
 	VkExportSemaphoreCreateInfo export = {
 		.sType = VK_STRUCTURE_TYPE_EXPORT_SEMAPHORE_CREATE_INFO,
@@ -52,7 +52,10 @@ static int sync_fd_semaphore(struct llmem_session *s, bool exportable, VkSemapho
 	};
 	VkResult r = vkCreateSemaphore(s->device, &ci, NULL, out);
 
-	return r == VK_SUCCESS ? 0 : llmem_vk_error(r, "sync_file: vkCreateSemaphore");
+	if (r == VK_SUCCESS)
+		return 0;
+	*out = VK_NULL_HANDLE;
+	return llmem_vk_error(r, "sync_file: vkCreateSemaphore");
 }
 
 /* The device's wait: a semaphore holding a duplicate of @fd, for the queue's
@@ -71,7 +74,7 @@ static int wait_on_device(struct llmem_queue *q, int fd)
 	VkResult r;
 	int ret;
 
-	ret = sync_fd_semaphore(s, false, &sem);
+	ret = llmem_sync_fd_semaphore(s, false, &sem);
 	if (ret)
 		return ret;
 	info.semaphore = sem;
@@ -114,17 +117,16 @@ LLMEM_PUBLIC int llmem_queue_wait_sync_file(struct llmem_queue *q, int fd)
 	return ret;
 }
 
-/* The sync_file of the semaphore the submission just made signals. */
-static int export_signal(struct llmem_queue *q, VkSemaphore sem, int *fd)
+int llmem_sync_fd_export(struct llmem_session *s, VkSemaphore sem, int *fd)
 {
-	PFN_vkGetSemaphoreFdKHR get = (PFN_vkGetSemaphoreFdKHR)vkGetDeviceProcAddr(
-		q->session->device, "vkGetSemaphoreFdKHR");
+	PFN_vkGetSemaphoreFdKHR get =
+		(PFN_vkGetSemaphoreFdKHR)vkGetDeviceProcAddr(s->device, "vkGetSemaphoreFdKHR");
 	VkSemaphoreGetFdInfoKHR info = {
 		.sType = VK_STRUCTURE_TYPE_SEMAPHORE_GET_FD_INFO_KHR,
 		.semaphore = sem,
 		.handleType = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_SYNC_FD_BIT,
 	};
-	VkResult r = get ? get(q->session->device, &info, fd) : VK_ERROR_EXTENSION_NOT_PRESENT;
+	VkResult r = get ? get(s->device, &info, fd) : VK_ERROR_EXTENSION_NOT_PRESENT;
 
 	if (r != VK_SUCCESS)
 		return llmem_vk_error(r, "sync_file signal: vkGetSemaphoreFdKHR");
@@ -147,7 +149,7 @@ LLMEM_PUBLIC int llmem_queue_signal_sync_file(struct llmem_queue *q, int *fd)
 				   "sync_file signal: %s cannot export sync_files from semaphores: "
 				   "wait for an event instead",
 				   q->session->info.device_name);
-	ret = sync_fd_semaphore(q->session, true, &sem);
+	ret = llmem_sync_fd_semaphore(q->session, true, &sem);
 	if (ret)
 		return ret;
 	pthread_mutex_lock(&q->lock);
@@ -167,7 +169,7 @@ LLMEM_PUBLIC int llmem_queue_signal_sync_file(struct llmem_queue *q, int *fd)
 	ret = llmem_queue_submit_open(q);
 	/* The record owns the semaphore now, submitted or dropped. */
 	if (!ret)
-		ret = export_signal(q, sem, fd);
+		ret = llmem_sync_fd_export(q->session, sem, fd);
 	llmem_queue_unlock(q);
 	return ret;
 

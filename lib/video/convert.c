@@ -1,17 +1,41 @@
 // SPDX-License-Identifier: MIT
 /*
- * YUYV and NV12 frames to RGBA on the device: the conversion of each frame
- * buffer, a dispatch of the session's built-in kernel for the format
- * (transfer/kernel.h), recorded once with a descriptor set of its own into a
- * command buffer of its own, then submitted per frame.  A one-off
- * conversion is a converter of one frame.
- * The RGBA frame is written in the byte order its fourcc names: R, G, B, A
- * for ABGR8888, B, G, R, A for XRGB8888 and ARGB8888, what displays scan
- * out.  NV12's CbCr plane is read from a binding of its own, bound to the Y
- * plane's buffer or to a buffer of the plane's own (a camera's NV12M).
+ * Converters: frames in flight on the session's queue.  Each combination of
+ * buffers a converter sees is checked and its conversion recorded once
+ * (conversion.c), with a command buffer and a descriptor set of its own,
+ * then only submitted: the sources given at creation for good, up to
+ * MAX_RECORDINGS others kept by their buffers' serials (a destroyed buffer's
+ * address comes back for a new one; its serial does not), the least
+ * recently submitted recorded anew past that.
+ *
+ * Each submission signals the fence of its slot in a ring of
+ * frames_in_flight: ticket t is slot (t - 1) % frames_in_flight, and a
+ * submission first waits for the ticket that last used its slot, which
+ * bounds the frames in flight.  A fence of vkQueueSubmit covers all work
+ * submitted before it on the queue, so tickets finish in order and one
+ * fence found signalled says every earlier ticket is done.  Fences rather
+ * than a timeline semaphore: the session enables no device feature, and a
+ * timeline semaphore is one (Vulkan 1.2's timelineSemaphore).
+ *
+ * A recording whose last submission is still pending is not submitted
+ * again before that one is done (Vulkan forbids resubmitting a pending
+ * command buffer recorded without SIMULTANEOUS_USE, and rewriting a
+ * descriptor set in use): the converter waits for it.  That happens only
+ * when one source is converted into one destination twice in a row, which
+ * a caller may not change meanwhile (convert.h), so the wait costs nothing
+ * a stream pays; copies per slot would record every combination up to
+ * frames_in_flight times, and SIMULTANEOUS_USE may make drivers copy
+ * every submission.
+ *
+ * A one-off conversion is a converter of one frame.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include <drm_fourcc.h>
 
@@ -20,386 +44,487 @@
 
 #include "base/error.h"
 #include "device/session.h"
-#include "device/shaders.h"
 #include "device/submit.h"
 #include "device/vk.h"
 #include "memory/buffer.h"
 #include "transfer/kernel.h"
+#include "transfer/sync.h"
+#include "video/conversion.h"
 
-/* Mirrors the push_constant block of shaders/convert_params.glsl. */
-struct convert_params {
-	uint32_t width;
-	uint32_t height;
-	uint32_t src_offset[2];
-	uint32_t src_pitch[2];
-	uint32_t dst_offset;
-	uint32_t dst_pitch;
-	uint32_t matrix;
-	uint32_t full_range;
-	uint32_t dst_bgra;
+#define MAX_FRAMES_IN_FLIGHT 16
+#define DEFAULT_FRAMES_IN_FLIGHT 2
+#define MAX_RECORDINGS 64
+#define FLAGS_MASK ((uint32_t)LLMEM_CONVERTER_SYNC_FILES)
+
+/* One combination of buffers, recorded. */
+struct recording {
+	/* Serials of the source, its CbCr buffer (0: none) and the destination;
+	 * all 0 while it holds no recording. */
+	uint64_t key[3];
+	VkCommandBuffer cmd;
+	VkDescriptorSet set;
+	/* Its last submission (0: none): what it waits for before it is
+	 * submitted again or recorded anew, and its age for eviction. */
+	uint64_t ticket;
 };
 
-_Static_assert(sizeof(struct convert_params) == 44, "push constants of the convert shaders");
-
-#define GROUP_X 16
-#define GROUP_Y 8
-
-static int buffer_fits(uint64_t need, struct llmem_buffer *buf, const char *which)
-{
-	uint64_t size = llmem_buffer_size(buf);
-
-	if (need > size)
-		return llmem_error(-EINVAL, "the %s needs %llu bytes, its buffer has %llu", which,
-				   (unsigned long long)need, (unsigned long long)size);
-	if (!(llmem_buffer_usage(buf) & LLMEM_BUFFER_STORAGE))
-		return llmem_error(-EINVAL, "the %s's buffer lacks LLMEM_BUFFER_STORAGE usage",
-				   which);
-	return 0;
-}
-
-/* NV12's planes each in a buffer of their own: each must hold its rows. */
-static int planes_fit(const struct llmem_convert_info *in)
-{
-	const struct llmem_frame_layout *s = in->src_layout;
-	uint64_t rows[2] = { s->height, (s->height + 1) / 2 };
-	struct llmem_buffer *bufs[2] = { in->src, in->src_chroma };
-	const char *names[2] = { "source's Y plane", "source's CbCr plane" };
-
-	if (s->fourcc != DRM_FORMAT_NV12)
-		return llmem_error(-EINVAL,
-				   "source fourcc 0x%08x: only NV12 takes its CbCr plane in a "
-				   "buffer of its own",
-				   s->fourcc);
-	if (in->src_chroma == in->dst)
-		return llmem_error(-EINVAL, "llmem_convert_to_rgba: converts between two buffers");
-	if (llmem_memory_session(in->src_chroma->obj.memory) !=
-	    llmem_memory_session(in->dst->obj.memory))
-		return llmem_error(-EINVAL, "llmem_convert_to_rgba: buffers of two sessions");
-	for (uint32_t p = 0; p < 2; p++) {
-		int ret = buffer_fits(s->offset[p] + rows[p] * s->pitch[p], bufs[p], names[p]);
-
-		if (ret)
-			return ret;
-	}
-	return 0;
-}
-
-static int check(const struct llmem_convert_info *in)
-{
-	const struct llmem_frame_layout *s = in->src_layout, *d = in->dst_layout;
-	int ret;
-
-	if (!in->src || !in->dst || !s || !d)
-		return llmem_error(-EINVAL, "llmem_convert_to_rgba: NULL buffer or layout");
-	if (in->src == in->dst)
-		return llmem_error(-EINVAL, "llmem_convert_to_rgba: converts between two buffers");
-	if (llmem_memory_session(in->src->obj.memory) != llmem_memory_session(in->dst->obj.memory))
-		return llmem_error(-EINVAL, "llmem_convert_to_rgba: buffers of two sessions");
-	if (s->fourcc != DRM_FORMAT_YUYV && s->fourcc != DRM_FORMAT_NV12)
-		return llmem_error(-EINVAL, "source fourcc 0x%08x: YUYV or NV12 only", s->fourcc);
-	if (d->fourcc != DRM_FORMAT_ABGR8888 && d->fourcc != DRM_FORMAT_XRGB8888 &&
-	    d->fourcc != DRM_FORMAT_ARGB8888)
-		return llmem_error(-EINVAL,
-				   "destination fourcc 0x%08x: ABGR8888, XRGB8888 or ARGB8888 only",
-				   d->fourcc);
-	if (s->width != d->width || s->height != d->height)
-		return llmem_error(-EINVAL, "source %ux%u, destination %ux%u", s->width, s->height,
-				   d->width, d->height);
-	if (in->encoding > LLMEM_YCBCR_BT709 || in->range > LLMEM_YCBCR_FULL_RANGE)
-		return llmem_error(-EINVAL, "unknown encoding %u or range %u", in->encoding,
-				   in->range);
-	ret = in->src_chroma ? planes_fit(in) : buffer_fits(s->size, in->src, "source frame");
-	return ret ? ret : buffer_fits(d->size, in->dst, "destination frame");
-}
-
-/*
- * A frame on a shared page belongs to whoever wrote it (a camera) until this
- * queue acquires it, and goes back after the shader has read it; an RGBA
- * frame on a shared page goes to whoever reads it next (a display) once the
- * shader has written it: queue family ownership transfers with the foreign
- * (or, without VK_EXT_queue_family_foreign, the external) queue family.
- */
-static void foreign_ownership(struct llmem_session *s, VkCommandBuffer cmd,
-			      struct llmem_buffer *buf, bool acquire, VkAccessFlags access)
-{
-	uint32_t other = s->info.caps & LLMEM_CAP_QUEUE_FAMILY_FOREIGN ? VK_QUEUE_FAMILY_FOREIGN_EXT
-								       : VK_QUEUE_FAMILY_EXTERNAL;
-	VkBufferMemoryBarrier b = {
-		.sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER,
-		.srcAccessMask = acquire ? 0 : access & VK_ACCESS_SHADER_WRITE_BIT,
-		.dstAccessMask = acquire ? access : 0,
-		.srcQueueFamilyIndex = acquire ? other : s->queue_family,
-		.dstQueueFamilyIndex = acquire ? s->queue_family : other,
-		.buffer = buf->vk,
-		.size = VK_WHOLE_SIZE,
-	};
-
-	if (!llmem_memory_handle_types(buf->obj.memory))
-		return;
-	vkCmdPipelineBarrier(cmd,
-			     acquire ? VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT
-				     : VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-			     acquire ? VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT
-				     : VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT,
-			     0, 0, NULL, 1, &b, 0, NULL);
-}
-
-/* The shader, its push constants and how many groups cover the frame. */
-struct conversion {
-	enum llmem_builtin_kernel id;
-	const struct llmem_shader *shader;
-	/* The frame (NV12: its Y plane), the RGBA frame; NV12's CbCr plane. */
-	uint32_t binding_count;
-	struct convert_params params;
-	uint32_t groups[3];
-};
-
-static void plan(const struct llmem_convert_info *info, struct conversion *c)
-{
-	const struct llmem_frame_layout *s = info->src_layout, *d = info->dst_layout;
-	uint32_t pixels_x;
-
-	c->params = (struct convert_params){
-		.width = s->width,
-		.height = s->height,
-		.src_offset = { (uint32_t)s->offset[0], (uint32_t)s->offset[1] },
-		.src_pitch = { s->pitch[0], s->pitch[1] },
-		.dst_offset = (uint32_t)d->offset[0],
-		.dst_pitch = d->pitch[0],
-		.matrix = info->encoding,
-		.full_range = info->range,
-		.dst_bgra = d->fourcc != DRM_FORMAT_ABGR8888,
-	};
-	if (s->fourcc == DRM_FORMAT_YUYV) {
-		c->id = LLMEM_KERNEL_YUYV_TO_RGBA;
-		c->shader = &llmem_shader_yuyv_to_rgba;
-		c->binding_count = 2;
-		/* The YUYV shader converts a pixel pair per invocation. */
-		pixels_x = s->width / 2;
-	} else {
-		c->id = LLMEM_KERNEL_NV12_TO_RGBA;
-		c->shader = &llmem_shader_nv12_to_rgba;
-		c->binding_count = 3;
-		pixels_x = s->width;
-	}
-	c->groups[0] = (pixels_x + GROUP_X - 1) / GROUP_X;
-	c->groups[1] = (s->height + GROUP_Y - 1) / GROUP_Y;
-	c->groups[2] = 1;
-}
-
-/* The conversion's shader, as the session's kernel. */
-static int kernel_get(struct llmem_session *s, const struct conversion *c, struct llmem_kernel **k)
-{
-	static const uint32_t bindings[] = {
-		LLMEM_BINDING_STORAGE_BUFFER,
-		LLMEM_BINDING_STORAGE_BUFFER,
-		LLMEM_BINDING_STORAGE_BUFFER,
-	};
-
-	return llmem_kernel_builtin(s, c->id,
-				    &(struct llmem_kernel_create_info){
-					    .spirv = c->shader->code,
-					    .spirv_size = c->shader->size,
-					    .bindings = bindings,
-					    .binding_count = c->binding_count,
-					    .push_size = sizeof(struct convert_params),
-					    .name = c->shader->name,
-				    },
-				    LLMEM_KERNEL_RECORDED, k);
-}
-
-/*
- * Whatever wrote the frame (host, transfer, camera) is visible to the
- * shader, and the RGBA frame to the host and to later transfers.
- */
-static void record(struct llmem_session *s, VkCommandBuffer cmd, const struct llmem_kernel *k,
-		   const struct llmem_kernel_descriptors *d, VkDescriptorSet set,
-		   struct llmem_buffer *src, struct llmem_buffer *chroma, struct llmem_buffer *dst,
-		   const struct conversion *c)
-{
-	vkCmdPipelineBarrier(
-		cmd, VK_PIPELINE_STAGE_HOST_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
-		VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1,
-		&(VkMemoryBarrier){
-			.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
-			.srcAccessMask = VK_ACCESS_HOST_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
-			.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT,
-		},
-		0, NULL, 0, NULL);
-	foreign_ownership(s, cmd, src, true, VK_ACCESS_SHADER_READ_BIT);
-	if (chroma)
-		foreign_ownership(s, cmd, chroma, true, VK_ACCESS_SHADER_READ_BIT);
-	foreign_ownership(s, cmd, dst, true, VK_ACCESS_SHADER_WRITE_BIT);
-	llmem_kernel_record(k, cmd, d, set, &c->params, c->groups);
-	foreign_ownership(s, cmd, src, false, VK_ACCESS_SHADER_READ_BIT);
-	if (chroma)
-		foreign_ownership(s, cmd, chroma, false, VK_ACCESS_SHADER_READ_BIT);
-	foreign_ownership(s, cmd, dst, false, VK_ACCESS_SHADER_WRITE_BIT);
-	vkCmdPipelineBarrier(
-		cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-		VK_PIPELINE_STAGE_HOST_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1,
-		&(VkMemoryBarrier){
-			.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
-			.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT,
-			.dstAccessMask = VK_ACCESS_HOST_READ_BIT | VK_ACCESS_TRANSFER_READ_BIT,
-		},
-		0, NULL, 0, NULL);
-}
-
-LLMEM_PUBLIC int llmem_convert_to_rgba(const struct llmem_convert_info *info)
-{
-	struct llmem_converter *c;
-	int ret;
-
-	if (!info)
-		return llmem_error(-EINVAL, "llmem_convert_to_rgba: NULL info");
-	ret = llmem_converter_create(
-		&(struct llmem_converter_create_info){
-			.srcs = &info->src,
-			.src_count = 1,
-			.src_layout = info->src_layout,
-			.dst = info->dst,
-			.dst_layout = info->dst_layout,
-			.encoding = info->encoding,
-			.range = info->range,
-			.chroma_srcs = info->src_chroma ? &info->src_chroma : NULL,
-		},
-		&c);
-	if (ret)
-		return ret;
-	ret = llmem_converter_run(c, 0);
-	llmem_converter_destroy(c);
-	return ret;
-}
-struct llmem_converter {
-	struct llmem_session *session;
-	VkCommandPool pool;
-	struct llmem_kernel_sets *sets;
+/* A place in the ring of submissions in flight. */
+struct slot {
 	VkFence fence;
-	uint32_t count;
-	VkCommandBuffer cmds[];
+	/* The submission that signals the fence (0: none). */
+	uint64_t ticket;
+	/* LLMEM_CONVERTER_SYNC_FILES: the binary semaphore it signals too;
+	 * whether that signal is still unconsumed (a binary semaphore must be
+	 * unsignalled to be signalled again); its export, kept to hand out
+	 * duplicates (-1: none). */
+	VkSemaphore signal;
+	bool signalled;
+	int sync_file;
 };
 
-LLMEM_PUBLIC void llmem_converter_destroy(struct llmem_converter *c)
-{
-	VkDevice dev;
+struct llmem_converter {
+	struct llmem_conversion conv;
+	uint32_t flags;
+	uint32_t frames_in_flight;
+	/* Known at creation or from the first frame; the device objects are
+	 * made with it. */
+	struct llmem_session *session;
+	struct llmem_kernel *kernel;
+	VkCommandPool pool;
+	/* llmem_converter_create()'s sources into its destination, by index. */
+	struct llmem_buffer *dst;
+	uint32_t src_count;
+	struct recording *fixed;
+	struct llmem_kernel_sets *fixed_sets;
+	/* Frames submitted by their buffers, each with a set of its own (a
+	 * one-off conversion makes one, not MAX_RECORDINGS). */
+	struct recording cache[MAX_RECORDINGS];
+	struct llmem_kernel_sets *cache_sets[MAX_RECORDINGS];
+	uint32_t cached;
+	struct slot slots[MAX_FRAMES_IN_FLIGHT];
+	/* The last ticket handed out; with the slots' tickets and fence
+	 * resets, under @lock, which llmem_converter_completed() only tries. */
+	pthread_mutex_t lock;
+	uint64_t last;
+	/* Every ticket up to it is known done. */
+	atomic_uint_fast64_t done;
+};
 
-	if (!c)
-		return;
-	dev = c->session->device;
-	if (c->fence)
-		vkDestroyFence(dev, c->fence, NULL);
+static void mark_done(struct llmem_converter *c, uint64_t ticket)
+{
+	uint_fast64_t seen = atomic_load(&c->done);
+
+	while (seen < ticket && !atomic_compare_exchange_weak(&c->done, &seen, ticket))
+		;
+}
+
+static struct slot *slot_of(struct llmem_converter *c, uint64_t ticket)
+{
+	return &c->slots[(ticket - 1) % c->frames_in_flight];
+}
+
+/*
+ * Waits for @ticket, handed out and not known done: it is among the last
+ * frames_in_flight, since each submission waits for the one frames_in_flight
+ * before it, so its slot still holds it.
+ */
+static int wait_ticket(struct llmem_converter *c, uint64_t ticket, uint64_t timeout_ns)
+{
+	struct slot *s;
+	VkResult r;
+
+	if (ticket <= atomic_load(&c->done))
+		return 0;
+	s = slot_of(c, ticket);
+	r = vkWaitForFences(c->session->device, 1, &s->fence, VK_TRUE, timeout_ns);
+	if (r == VK_TIMEOUT)
+		return llmem_error(-ETIMEDOUT, "converter: conversion %llu not done in %llu ns",
+				   (unsigned long long)ticket, (unsigned long long)timeout_ns);
+	if (r != VK_SUCCESS)
+		return llmem_vk_error(r, "converter: vkWaitForFences");
+	mark_done(c, ticket);
+	return 0;
+}
+
+static void device_objects_destroy(struct llmem_converter *c)
+{
+	VkDevice dev = c->session->device;
+
+	for (uint32_t i = 0; i < c->frames_in_flight; i++) {
+		struct slot *s = &c->slots[i];
+
+		if (s->sync_file >= 0)
+			close(s->sync_file);
+		if (s->signal)
+			vkDestroySemaphore(dev, s->signal, NULL);
+		if (s->fence)
+			vkDestroyFence(dev, s->fence, NULL);
+		*s = (struct slot){ .sync_file = -1 };
+	}
 	/* Destroying the pool frees its command buffers. */
 	if (c->pool)
 		vkDestroyCommandPool(dev, c->pool, NULL);
-	llmem_kernel_sets_destroy(c->sets);
-	free(c);
+	c->pool = VK_NULL_HANDLE;
+	c->session = NULL;
 }
 
-/* One command buffer and descriptor set per source, recorded once. */
-static int record_all(struct llmem_converter *c, const struct llmem_converter_create_info *info,
-		      const struct llmem_kernel *k, const struct conversion *conv)
+static int make_device_objects(struct llmem_converter *c)
 {
-	VkDevice dev = c->session->device;
+	struct llmem_session *s = c->session;
 	VkResult r;
 	int ret;
 
-	ret = llmem_kernel_sets_create(k, c->count, &c->sets);
+	ret = llmem_conversion_kernel(s, &c->conv, &c->kernel);
 	if (ret)
 		return ret;
-	r = vkCreateCommandPool(dev,
+	r = vkCreateCommandPool(s->device,
 				&(VkCommandPoolCreateInfo){
 					.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
-					.queueFamilyIndex = c->session->queue_family,
+					/* Recordings evicted are recorded anew. */
+					.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
+					.queueFamilyIndex = s->queue_family,
 				},
 				NULL, &c->pool);
 	if (r != VK_SUCCESS)
-		return llmem_vk_error(r, "vkCreateCommandPool");
-	r = vkCreateFence(dev, &(VkFenceCreateInfo){ .sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO },
-			  NULL, &c->fence);
-	if (r != VK_SUCCESS)
-		return llmem_vk_error(r, "vkCreateFence");
-	r = vkAllocateCommandBuffers(
-		dev,
+		return llmem_vk_error(r, "converter: vkCreateCommandPool");
+	for (uint32_t i = 0; i < c->frames_in_flight; i++) {
+		r = vkCreateFence(
+			s->device,
+			&(VkFenceCreateInfo){ .sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO }, NULL,
+			&c->slots[i].fence);
+		if (r != VK_SUCCESS)
+			return llmem_vk_error(r, "converter: vkCreateFence");
+		if (c->flags & LLMEM_CONVERTER_SYNC_FILES) {
+			ret = llmem_sync_fd_semaphore(s, true, &c->slots[i].signal);
+			if (ret)
+				return ret;
+		}
+	}
+	return 0;
+}
+
+/* The kernel, the command pool, the fences and the semaphores, once the
+ * session is known; none of them if one fails. */
+static int device_objects(struct llmem_converter *c, struct llmem_session *s)
+{
+	int ret;
+
+	c->session = s;
+	ret = make_device_objects(c);
+	if (ret)
+		device_objects_destroy(c);
+	return ret;
+}
+
+static int allocate_command_buffers(struct llmem_converter *c, uint32_t count, VkCommandBuffer *out)
+{
+	VkResult r = vkAllocateCommandBuffers(
+		c->session->device,
 		&(VkCommandBufferAllocateInfo){
 			.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
 			.commandPool = c->pool,
 			.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
-			.commandBufferCount = c->count,
+			.commandBufferCount = count,
 		},
-		c->cmds);
+		out);
+
+	return r == VK_SUCCESS ? 0 : llmem_vk_error(r, "converter: vkAllocateCommandBuffers");
+}
+
+/* Records @f into @rec, whose command buffer and set are not pending, and keys it. */
+static int record(struct llmem_converter *c, struct recording *rec,
+		  const struct llmem_convert_frame *f)
+{
+	VkResult r;
+	int ret;
+
+	memset(rec->key, 0, sizeof(rec->key));
+	r = vkBeginCommandBuffer(rec->cmd,
+				 &(VkCommandBufferBeginInfo){
+					 .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+				 });
 	if (r != VK_SUCCESS)
-		return llmem_vk_error(r, "vkAllocateCommandBuffers");
+		return llmem_vk_error(r, "converter: vkBeginCommandBuffer");
+	ret = llmem_conversion_record(&c->conv, c->kernel, rec->cmd, rec->set, f);
+	r = vkEndCommandBuffer(rec->cmd);
+	if (ret)
+		return ret;
+	if (r != VK_SUCCESS)
+		return llmem_vk_error(r, "converter: vkEndCommandBuffer");
+	rec->key[0] = f->src->serial;
+	rec->key[1] = f->src_chroma ? f->src_chroma->serial : 0;
+	rec->key[2] = f->dst->serial;
+	return 0;
+}
 
-	for (uint32_t i = 0; i < c->count; i++) {
-		struct llmem_buffer *chroma = info->chroma_srcs ? info->chroma_srcs[i] : NULL;
-		struct llmem_kernel_descriptors d;
-		/* NV12's CbCr binding: the Y plane's buffer, or the plane's own. */
-		struct llmem_kernel_arg args[] = {
-			{ .buffer = info->srcs[i] },
-			{ .buffer = info->dst },
-			{ .buffer = chroma ? chroma : info->srcs[i] },
-		};
+/* The sources given at creation, recorded into its destination. */
+static int record_fixed(struct llmem_converter *c, const struct llmem_converter_create_info *info)
+{
+	VkCommandBuffer *cmds;
+	int ret;
 
-		ret = llmem_kernel_describe(k, args, conv->binding_count, &d);
-		if (ret)
-			return ret;
-		r = vkBeginCommandBuffer(
-			c->cmds[i], &(VkCommandBufferBeginInfo){
-					    .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
-				    });
-		if (r != VK_SUCCESS)
-			return llmem_vk_error(r, "vkBeginCommandBuffer");
-		record(c->session, c->cmds[i], k, &d, c->sets->sets[i], info->srcs[i], chroma,
-		       info->dst, conv);
-		r = vkEndCommandBuffer(c->cmds[i]);
-		if (r != VK_SUCCESS)
-			return llmem_vk_error(r, "vkEndCommandBuffer");
+	c->fixed = calloc(c->src_count, sizeof(*c->fixed));
+	cmds = calloc(c->src_count, sizeof(*cmds));
+	if (!c->fixed || !cmds) {
+		free(cmds);
+		return llmem_error(-ENOMEM, "converter: out of memory");
 	}
+	ret = llmem_kernel_sets_create(c->kernel, c->src_count, &c->fixed_sets);
+	if (!ret)
+		ret = allocate_command_buffers(c, c->src_count, cmds);
+	for (uint32_t i = 0; !ret && i < c->src_count; i++) {
+		c->fixed[i].cmd = cmds[i];
+		c->fixed[i].set = c->fixed_sets->sets[i];
+		ret = record(c, &c->fixed[i],
+			     &(struct llmem_convert_frame){
+				     .src = info->srcs[i],
+				     .src_chroma = info->chroma_srcs ? info->chroma_srcs[i] : NULL,
+				     .dst = info->dst,
+			     });
+	}
+	free(cmds);
+	return ret;
+}
+
+static bool same_key(const struct recording *rec, const uint64_t key[3])
+{
+	return rec->key[0] == key[0] && rec->key[1] == key[1] && rec->key[2] == key[2];
+}
+
+/* A place for a new recording: a fresh one, or the least recently submitted, once done. */
+static int take_recording(struct llmem_converter *c, struct recording **out)
+{
+	struct recording *rec;
+	int ret;
+
+	if (c->cached < MAX_RECORDINGS) {
+		struct llmem_kernel_sets **sets = &c->cache_sets[c->cached];
+
+		rec = &c->cache[c->cached];
+		ret = llmem_kernel_sets_create(c->kernel, 1, sets);
+		if (!ret)
+			ret = allocate_command_buffers(c, 1, &rec->cmd);
+		if (ret) {
+			llmem_kernel_sets_destroy(*sets);
+			*sets = NULL;
+			return ret;
+		}
+		rec->set = (*sets)->sets[0];
+		c->cached++;
+		*out = rec;
+		return 0;
+	}
+	rec = &c->cache[0];
+	for (uint32_t i = 1; i < MAX_RECORDINGS; i++)
+		if (c->cache[i].ticket < rec->ticket)
+			rec = &c->cache[i];
+	/* Done already, as MAX_RECORDINGS passes the most frames in flight. */
+	ret = wait_ticket(c, rec->ticket, UINT64_MAX);
+	if (ret)
+		return ret;
+	*out = rec;
+	return 0;
+}
+
+/* @f's recording: found by its buffers' serials, or checked and recorded. */
+static int find_recording(struct llmem_converter *c, const struct llmem_convert_frame *f,
+			  struct recording **out)
+{
+	uint64_t key[3] = { f->src->serial, f->src_chroma ? f->src_chroma->serial : 0,
+			    f->dst->serial };
+	struct recording *rec;
+	int ret;
+
+	for (uint32_t i = 0; i < c->src_count; i++)
+		if (same_key(&c->fixed[i], key)) {
+			*out = &c->fixed[i];
+			return 0;
+		}
+	for (uint32_t i = 0; i < c->cached; i++)
+		if (same_key(&c->cache[i], key)) {
+			*out = &c->cache[i];
+			return 0;
+		}
+	ret = llmem_conversion_check_frame(&c->conv, f);
+	if (ret)
+		return ret;
+	if (!c->session)
+		ret = device_objects(c, llmem_memory_session(f->dst->obj.memory));
+	else if (llmem_memory_session(f->dst->obj.memory) != c->session)
+		ret = llmem_error(-EINVAL, "converter: a frame of another session");
+	if (!ret)
+		ret = take_recording(c, &rec);
+	if (!ret)
+		ret = record(c, rec, f);
+	if (!ret)
+		*out = rec;
+	return ret;
+}
+
+/*
+ * Before a slot's semaphore is signalled again: its last signal, unless an
+ * export consumed it, can only be consumed by a wait, so a new semaphore
+ * replaces it (made again at the next submission if that fails); the
+ * duplicates of an export handed out are the callers' to keep.
+ */
+static int renew_signal(struct llmem_converter *c, struct slot *s)
+{
+	if (s->sync_file >= 0) {
+		close(s->sync_file);
+		s->sync_file = -1;
+	}
+	if (s->signalled) {
+		vkDestroySemaphore(c->session->device, s->signal, NULL);
+		s->signal = VK_NULL_HANDLE;
+		s->signalled = false;
+	}
+	return s->signal ? 0 : llmem_sync_fd_semaphore(c->session, true, &s->signal);
+}
+
+/* Submits @rec as the next ticket, after the submissions it must follow. */
+static int submit_recording(struct llmem_converter *c, struct recording *rec, uint64_t *ticket)
+{
+	bool sync_files = c->flags & LLMEM_CONVERTER_SYNC_FILES;
+	uint64_t next = c->last + 1;
+	struct slot *s = slot_of(c, next);
+	VkResult r;
+	int ret;
+
+	ret = wait_ticket(c, rec->ticket, UINT64_MAX);
+	if (!ret && s->ticket)
+		ret = wait_ticket(c, s->ticket, UINT64_MAX);
+	if (!ret && sync_files)
+		ret = renew_signal(c, s);
+	if (ret)
+		return ret;
+	pthread_mutex_lock(&c->lock);
+	s->ticket = 0;
+	r = vkResetFences(c->session->device, 1, &s->fence);
+	if (r != VK_SUCCESS)
+		ret = llmem_vk_error(r, "converter: vkResetFences");
+	else
+		ret = llmem_submit(c->session, &rec->cmd, 1,
+				   sync_files ? &(struct llmem_submit_sync){ .signals = &s->signal,
+									     .signal_count = 1 }
+					      : NULL,
+				   s->fence);
+	if (!ret) {
+		s->ticket = next;
+		c->last = next;
+	}
+	pthread_mutex_unlock(&c->lock);
+	if (ret)
+		return ret;
+	s->signalled = sync_files;
+	rec->ticket = next;
+	*ticket = next;
+	return 0;
+}
+
+LLMEM_PUBLIC void llmem_converter_destroy(struct llmem_converter *c)
+{
+	if (!c)
+		return;
+	/* Nothing to do if this fails: the device is lost. */
+	if (c->last)
+		wait_ticket(c, c->last, UINT64_MAX);
+	if (c->session)
+		device_objects_destroy(c);
+	llmem_kernel_sets_destroy(c->fixed_sets);
+	for (uint32_t i = 0; i < c->cached; i++)
+		llmem_kernel_sets_destroy(c->cache_sets[i]);
+	free(c->fixed);
+	pthread_mutex_destroy(&c->lock);
+	free(c);
+}
+
+/* The create-info's own checks, and its sources' with its destination. */
+static int check_create(const struct llmem_converter_create_info *info,
+			const struct llmem_conversion *conv)
+{
+	struct llmem_session *s = info->session;
+	int ret;
+
+	if (!info->srcs != !info->src_count)
+		return llmem_error(-EINVAL, "converter: %s",
+				   info->srcs ? "srcs without src_count"
+					      : "src_count without srcs");
+	if (info->chroma_srcs && !info->srcs)
+		return llmem_error(-EINVAL, "converter: chroma_srcs without srcs");
+	if (info->frames_in_flight > MAX_FRAMES_IN_FLIGHT)
+		return llmem_error(-EINVAL, "converter: %u frames in flight, at most %d",
+				   info->frames_in_flight, MAX_FRAMES_IN_FLIGHT);
+	if (info->flags & ~FLAGS_MASK)
+		return llmem_error(-EINVAL, "converter: unknown flags 0x%x",
+				   info->flags & ~FLAGS_MASK);
+	if (info->dst) {
+		if (s && llmem_memory_session(info->dst->obj.memory) != s)
+			return llmem_error(-EINVAL, "converter: dst is of another session");
+		for (uint32_t i = 0; i < info->src_count; i++) {
+			struct llmem_convert_frame f = {
+				.src = info->srcs[i],
+				.src_chroma = info->chroma_srcs ? info->chroma_srcs[i] : NULL,
+				.dst = info->dst,
+			};
+
+			if (info->chroma_srcs && !f.src_chroma)
+				return llmem_error(-EINVAL, "converter: NULL chroma source %u", i);
+			ret = llmem_conversion_check_frame(conv, &f);
+			if (ret)
+				return ret;
+		}
+		s = llmem_memory_session(info->dst->obj.memory);
+	}
+	if (!(info->flags & LLMEM_CONVERTER_SYNC_FILES))
+		return 0;
+	if (!s)
+		return llmem_error(-EINVAL,
+				   "converter: LLMEM_CONVERTER_SYNC_FILES needs the session at "
+				   "creation: give session or dst");
+	if (!(s->info.caps & LLMEM_CAP_SYNC_FD_EXPORT))
+		return llmem_error(-ENOTSUP,
+				   "converter: %s cannot export sync_files from semaphores: wait "
+				   "for tickets instead",
+				   s->info.device_name);
 	return 0;
 }
 
 LLMEM_PUBLIC int llmem_converter_create(const struct llmem_converter_create_info *info,
 					struct llmem_converter **out)
 {
-	struct llmem_convert_info one;
+	struct llmem_session *s;
 	struct llmem_converter *c;
-	struct llmem_kernel *k;
-	struct conversion conv;
 	int ret;
 
-	if (!info || !out || !info->srcs)
+	if (!info || !out)
 		return llmem_error(-EINVAL, "llmem_converter_create: NULL argument");
 	*out = NULL;
-	if (!info->src_count)
-		return llmem_error(-EINVAL, "llmem_converter_create: no sources");
-	for (uint32_t i = 0; i < info->src_count; i++) {
-		one = (struct llmem_convert_info){
-			.src = info->srcs[i],
-			.src_layout = info->src_layout,
-			.dst = info->dst,
-			.dst_layout = info->dst_layout,
-			.encoding = info->encoding,
-			.range = info->range,
-			.src_chroma = info->chroma_srcs ? info->chroma_srcs[i] : NULL,
-		};
-		if (info->chroma_srcs && !one.src_chroma)
-			return llmem_error(-EINVAL, "llmem_converter_create: NULL chroma source %u",
-					   i);
-		ret = check(&one);
-		if (ret)
-			return ret;
-	}
-	plan(&one, &conv);
-	c = calloc(1, sizeof(*c) + info->src_count * sizeof(c->cmds[0]));
+	c = calloc(1, sizeof(*c));
 	if (!c)
-		return llmem_error(-ENOMEM, "llmem_converter_create: out of memory");
-	c->session = llmem_memory_session(info->dst->obj.memory);
-	c->count = info->src_count;
-
-	ret = kernel_get(c->session, &conv, &k);
+		return llmem_error(-ENOMEM, "converter: out of memory");
+	ret = llmem_conversion_plan(info->src_layout, info->dst_layout, info->encoding, info->range,
+				    &c->conv);
 	if (!ret)
-		ret = record_all(c, info, k, &conv);
+		ret = check_create(info, &c->conv);
+	if (ret) {
+		free(c);
+		return ret;
+	}
+	pthread_mutex_init(&c->lock, NULL);
+	c->flags = info->flags;
+	c->frames_in_flight =
+		info->frames_in_flight ? info->frames_in_flight : DEFAULT_FRAMES_IN_FLIGHT;
+	for (uint32_t i = 0; i < c->frames_in_flight; i++)
+		c->slots[i].sync_file = -1;
+	atomic_init(&c->done, 0);
+	s = info->dst ? llmem_memory_session(info->dst->obj.memory) : info->session;
+	if (s)
+		ret = device_objects(c, s);
+	if (!ret && info->dst) {
+		c->dst = info->dst;
+		c->src_count = info->src_count;
+		ret = record_fixed(c, info);
+	}
 	if (ret) {
 		llmem_converter_destroy(c);
 		return ret;
@@ -408,21 +533,157 @@ LLMEM_PUBLIC int llmem_converter_create(const struct llmem_converter_create_info
 	return 0;
 }
 
-LLMEM_PUBLIC int llmem_converter_run(struct llmem_converter *c, uint32_t index)
+LLMEM_PUBLIC int llmem_converter_submit(struct llmem_converter *c,
+					const struct llmem_convert_frame *frame, uint64_t *ticket)
 {
-	VkDevice dev;
-	VkResult r;
+	struct recording *rec;
 	int ret;
 
-	if (!c || index >= c->count)
-		return llmem_error(-EINVAL, "llmem_converter_run: %s",
-				   c ? "index past the sources" : "NULL converter");
-	dev = c->session->device;
-	ret = llmem_submit(c->session, &c->cmds[index], 1, NULL, c->fence);
+	if (!c || !frame || !ticket)
+		return llmem_error(-EINVAL, "llmem_converter_submit: NULL %s",
+				   !c	    ? "converter"
+				   : !frame ? "frame"
+					    : "ticket");
+	if (!frame->src || !frame->dst)
+		return llmem_error(-EINVAL, "llmem_converter_submit: NULL %s buffer",
+				   frame->src ? "destination" : "source");
+	ret = find_recording(c, frame, &rec);
+	return ret ? ret : submit_recording(c, rec, ticket);
+}
+
+/* -EINVAL unless @ticket was handed out. */
+static int check_ticket(struct llmem_converter *c, uint64_t ticket, const char *fn)
+{
+	if (!c)
+		return llmem_error(-EINVAL, "%s: NULL converter", fn);
+	if (!ticket || ticket > c->last)
+		return llmem_error(-EINVAL, "%s: ticket %llu was not handed out (the last is %llu)",
+				   fn, (unsigned long long)ticket, (unsigned long long)c->last);
+	return 0;
+}
+
+LLMEM_PUBLIC int llmem_converter_wait(struct llmem_converter *c, uint64_t ticket,
+				      uint64_t timeout_ns)
+{
+	int ret = check_ticket(c, ticket, "llmem_converter_wait");
+
+	return ret ? ret : wait_ticket(c, ticket, timeout_ns);
+}
+
+LLMEM_PUBLIC uint64_t llmem_converter_completed(struct llmem_converter *c)
+{
+	if (!c)
+		return 0;
+	/* Busy means a submission is under way: what is known will do. */
+	if (pthread_mutex_trylock(&c->lock))
+		return atomic_load(&c->done);
+	/* The newest done ticket says the older ones are done too. */
+	for (uint64_t t = c->last; t > atomic_load(&c->done); t--) {
+		struct slot *s = slot_of(c, t);
+
+		if (s->ticket == t &&
+		    vkGetFenceStatus(c->session->device, s->fence) == VK_SUCCESS) {
+			mark_done(c, t);
+			break;
+		}
+	}
+	pthread_mutex_unlock(&c->lock);
+	return atomic_load(&c->done);
+}
+
+LLMEM_PUBLIC int llmem_converter_export_sync_file(struct llmem_converter *c, uint64_t ticket,
+						  int *fd)
+{
+	struct slot *s;
+	int ret;
+
+	if (!fd)
+		return llmem_error(-EINVAL, "llmem_converter_export_sync_file: NULL fd");
+	*fd = -1;
+	ret = check_ticket(c, ticket, "llmem_converter_export_sync_file");
 	if (ret)
 		return ret;
-	r = vkWaitForFences(dev, 1, &c->fence, VK_TRUE, UINT64_MAX);
-	if (r == VK_SUCCESS)
-		r = vkResetFences(dev, 1, &c->fence);
-	return r == VK_SUCCESS ? 0 : llmem_vk_error(r, "vkWaitForFences");
+	if (!(c->flags & LLMEM_CONVERTER_SYNC_FILES))
+		return llmem_error(-EINVAL,
+				   "llmem_converter_export_sync_file: the converter was made "
+				   "without LLMEM_CONVERTER_SYNC_FILES");
+	if (ticket <= atomic_load(&c->done))
+		return llmem_error(-ENOENT, "converter: conversion %llu is done already",
+				   (unsigned long long)ticket);
+	s = slot_of(c, ticket);
+	if (s->sync_file < 0) {
+		ret = llmem_sync_fd_export(c->session, s->signal, &s->sync_file);
+		if (ret)
+			return ret;
+		s->signalled = false;
+		/* The driver's way of saying the signal is done. */
+		if (s->sync_file < 0) {
+			mark_done(c, ticket);
+			return llmem_error(-ENOENT, "converter: conversion %llu is done already",
+					   (unsigned long long)ticket);
+		}
+	}
+	*fd = fcntl(s->sync_file, F_DUPFD_CLOEXEC, 0);
+	if (*fd < 0)
+		return llmem_error(-errno, "converter: sync_file of conversion %llu: dup: %s",
+				   (unsigned long long)ticket, strerror(errno));
+	return 0;
+}
+
+LLMEM_PUBLIC int llmem_converter_run(struct llmem_converter *c, uint32_t index)
+{
+	uint64_t ticket;
+	int ret;
+
+	if (!c || !c->dst || index >= c->src_count)
+		return llmem_error(-EINVAL, "llmem_converter_run: %s",
+				   !c	     ? "NULL converter"
+				   : !c->dst ? "the converter was made without a dst"
+					     : "index past the sources");
+	ret = submit_recording(c, &c->fixed[index], &ticket);
+	return ret ? ret : wait_ticket(c, ticket, UINT64_MAX);
+}
+
+LLMEM_PUBLIC int llmem_convert(const struct llmem_convert_info *info)
+{
+	struct llmem_converter *c;
+	uint64_t ticket;
+	int ret;
+
+	if (!info)
+		return llmem_error(-EINVAL, "llmem_convert: NULL info");
+	ret = llmem_converter_create(
+		&(struct llmem_converter_create_info){
+			.src_layout = info->src_layout,
+			.dst_layout = info->dst_layout,
+			.encoding = info->encoding,
+			.range = info->range,
+			.frames_in_flight = 1,
+		},
+		&c);
+	if (ret)
+		return ret;
+	ret = llmem_converter_submit(c,
+				     &(struct llmem_convert_frame){
+					     .src = info->src,
+					     .src_chroma = info->src_chroma,
+					     .dst = info->dst,
+				     },
+				     &ticket);
+	if (!ret)
+		ret = llmem_converter_wait(c, ticket, UINT64_MAX);
+	llmem_converter_destroy(c);
+	return ret;
+}
+
+LLMEM_PUBLIC int llmem_convert_to_rgba(const struct llmem_convert_info *info)
+{
+	if (info && info->src_layout && info->dst_layout &&
+	    info->src_layout->fourcc != DRM_FORMAT_YUYV &&
+	    info->src_layout->fourcc != DRM_FORMAT_NV12)
+		return llmem_error(-EINVAL,
+				   "llmem_convert_to_rgba: source fourcc 0x%08x: YUYV or NV12 "
+				   "only (llmem_convert() converts RGB)",
+				   info->src_layout->fourcc);
+	return llmem_convert(info);
 }
