@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
- * llmemconvert: YUY2 and NV12 to RGB with llmem_convert_to_rgba(), from the
- * input frame (GstLlmemTransform finds it) into a frame of the element's
- * pool.  The caps keep size and rate; only the format changes.
+ * llmemconvert: YUY2 and NV12 to RGB with an llmem_converter made for the
+ * caps' frames when they are set: from the input frame (GstLlmemTransform
+ * finds it) into a frame of the element's pool, a submission a frame.  The
+ * caps keep size and rate; only the format changes.
  */
 #include "convert.h"
+
+#include <errno.h>
 
 #include <llmem/llmem.h>
 
@@ -15,6 +18,11 @@ struct _GstLlmemConvert {
 	GstLlmemTransform parent;
 	uint32_t encoding;
 	uint32_t range;
+	/* Made for frames laid out as these; frames laid out otherwise
+	 * (another element's DMA-BUFs) get a converter of their own. */
+	struct llmem_converter *converter;
+	struct llmem_frame_layout src_layout;
+	struct llmem_frame_layout dst_layout;
 };
 
 G_DEFINE_TYPE(GstLlmemConvert, gst_llmem_convert, GST_TYPE_LLMEM_TRANSFORM)
@@ -87,11 +95,47 @@ static GstCaps *gst_llmem_convert_fixate_caps(GstBaseTransform *trans, GstPadDir
 	return gst_caps_fixate(othercaps);
 }
 
+/* A converter for frames laid out as @src and @dst; FALSE with the error
+ * message posted.  Nothing of the old one may be in flight. */
+static gboolean make_converter(GstLlmemConvert *self, const struct llmem_frame_layout *src,
+			       const struct llmem_frame_layout *dst)
+{
+	guint in_flight = gst_llmem_transform_frames_in_flight(GST_LLMEM_TRANSFORM(self));
+	int ret;
+
+	llmem_converter_destroy(self->converter);
+	self->converter = NULL;
+	ret = llmem_converter_create(
+		&(struct llmem_converter_create_info){
+			.src_layout = src,
+			.dst_layout = dst,
+			.encoding = self->encoding,
+			.range = self->range,
+			/* With none in flight GstLlmemTransform waits for each
+			 * frame itself. */
+			.frames_in_flight = MAX(in_flight, 1),
+			.session = gst_llmem_session_get(
+				gst_llmem_transform_session(GST_LLMEM_TRANSFORM(self))),
+		},
+		&self->converter);
+	if (ret) {
+		GST_ELEMENT_ERROR(self, LIBRARY, INIT,
+				  ("Cannot make an llmem converter for these frames."),
+				  ("%s", llmem_last_error()));
+		return FALSE;
+	}
+	self->src_layout = *src;
+	self->dst_layout = *dst;
+	return TRUE;
+}
+
 static gboolean gst_llmem_convert_set_caps(GstBaseTransform *trans, GstCaps *incaps,
 					   GstCaps *outcaps)
 {
 	GstLlmemConvert *self = GST_LLMEM_CONVERT(trans);
+	struct llmem_frame_layout src, dst;
 	const GstVideoInfo *in;
+	GstVideoInfo out;
 
 	if (!GST_BASE_TRANSFORM_CLASS(gst_llmem_convert_parent_class)
 		     ->set_caps(trans, incaps, outcaps))
@@ -109,30 +153,82 @@ static gboolean gst_llmem_convert_set_caps(GstBaseTransform *trans, GstCaps *inc
 	/* The one line a reader needs to convert a frame the same way (the VM's scan-out check). */
 	GST_INFO_OBJECT(self, "converting with encoding %u range %u (llmem_ycbcr_encoding, _range)",
 			self->encoding, self->range);
+	/* The layouts of the frames the element's pools make, which the
+	 * parent's set_caps has checked. */
+	if (!gst_video_info_from_caps(&out, outcaps))
+		return FALSE;
+	gst_llmem_format_layout(in, &src);
+	gst_llmem_format_layout(&out, &dst);
+	return make_converter(self, &src, &dst);
+}
+
+/* Whether a frame laid out as @b is where the converter for @a reads or
+ * writes it: the size of its buffer does not matter. */
+static gboolean same_layout(const struct llmem_frame_layout *a, const struct llmem_frame_layout *b)
+{
+	if (a->fourcc != b->fourcc || a->width != b->width || a->height != b->height ||
+	    a->num_planes != b->num_planes)
+		return FALSE;
+	for (guint p = 0; p < a->num_planes; p++)
+		if (a->offset[p] != b->offset[p] || a->pitch[p] != b->pitch[p])
+			return FALSE;
 	return TRUE;
 }
 
-static GstFlowReturn gst_llmem_convert_process(GstLlmemTransform *base,
-					       const struct gst_llmem_frame *src,
-					       const struct gst_llmem_frame *dst)
+static GstFlowReturn gst_llmem_convert_submit(GstLlmemTransform *base,
+					      const struct gst_llmem_frame *src,
+					      const struct gst_llmem_frame *dst,
+					      union gst_llmem_work *work)
 {
 	GstLlmemConvert *self = GST_LLMEM_CONVERT(base);
-	int ret = llmem_convert_to_rgba(&(struct llmem_convert_info){
-		.src = src->buffer,
-		.src_layout = &src->layout,
-		.src_chroma = src->chroma,
-		.dst = dst->buffer,
-		.dst_layout = &dst->layout,
-		.encoding = self->encoding,
-		.range = self->range,
-	});
+	int ret;
 
+	if (!same_layout(&self->src_layout, &src->layout) ||
+	    !same_layout(&self->dst_layout, &dst->layout)) {
+		GST_INFO_OBJECT(self,
+				"input frames with pitches %u, %u and offsets %" G_GUINT64_FORMAT
+				", %" G_GUINT64_FORMAT ": a converter of their own",
+				src->layout.pitch[0], src->layout.pitch[1], src->layout.offset[0],
+				src->layout.offset[1]);
+		if (gst_llmem_transform_wait_in_flight(base)) {
+			GST_ELEMENT_ERROR(self, LIBRARY, FAILED, ("The GPU conversion failed."),
+					  ("%s", llmem_last_error()));
+			return GST_FLOW_ERROR;
+		}
+		if (!make_converter(self, &src->layout, &dst->layout))
+			return GST_FLOW_ERROR;
+	}
+	ret = llmem_converter_submit(self->converter,
+				     &(struct llmem_convert_frame){
+					     .src = src->buffer,
+					     .src_chroma = src->chroma,
+					     .dst = dst->buffer,
+				     },
+				     &work->ticket);
 	if (ret) {
 		GST_ELEMENT_ERROR(self, LIBRARY, FAILED, ("The GPU conversion failed."),
 				  ("%s", llmem_last_error()));
 		return GST_FLOW_ERROR;
 	}
 	return GST_FLOW_OK;
+}
+
+static int gst_llmem_convert_wait(GstLlmemTransform *base, union gst_llmem_work *work,
+				  guint64 timeout_ns)
+{
+	GstLlmemConvert *self = GST_LLMEM_CONVERT(base);
+
+	if (!timeout_ns)
+		return llmem_converter_completed(self->converter) >= work->ticket ? 0 : -ETIMEDOUT;
+	return llmem_converter_wait(self->converter, work->ticket, timeout_ns);
+}
+
+static void gst_llmem_convert_release(GstLlmemTransform *base)
+{
+	GstLlmemConvert *self = GST_LLMEM_CONVERT(base);
+
+	llmem_converter_destroy(self->converter);
+	self->converter = NULL;
 }
 
 static void gst_llmem_convert_class_init(GstLlmemConvertClass *klass)
@@ -150,7 +246,9 @@ static void gst_llmem_convert_class_init(GstLlmemConvertClass *klass)
 	trans_class->transform_caps = gst_llmem_convert_transform_caps;
 	trans_class->fixate_caps = gst_llmem_convert_fixate_caps;
 	trans_class->set_caps = gst_llmem_convert_set_caps;
-	GST_LLMEM_TRANSFORM_CLASS(klass)->process = gst_llmem_convert_process;
+	GST_LLMEM_TRANSFORM_CLASS(klass)->submit = gst_llmem_convert_submit;
+	GST_LLMEM_TRANSFORM_CLASS(klass)->wait = gst_llmem_convert_wait;
+	GST_LLMEM_TRANSFORM_CLASS(klass)->release = gst_llmem_convert_release;
 	GST_LLMEM_TRANSFORM_CLASS(klass)->takes_chroma = TRUE;
 }
 
