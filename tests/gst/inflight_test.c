@@ -35,6 +35,9 @@ FIXTURE(stream)
 	 * since; the last output's grey level. */
 	guint base, pushed, pulled;
 	gint last_grey;
+	/* The frame pushed with DISCONT; the frames that came out with it. */
+	guint discont_at;
+	guint64 discont_out;
 	/* Upstream's frames, referenced by the test too (not in place). */
 	GstBuffer *kept[2 * FRAMES];
 	GHashTable *out_memories;
@@ -145,6 +148,7 @@ FIXTURE_SETUP(stream)
 	gst_object_unref(src);
 	self->out_memories = g_hash_table_new(NULL, NULL);
 	self->last_grey = -1;
+	self->discont_at = G_MAXUINT;
 }
 
 FIXTURE_TEARDOWN(stream)
@@ -205,6 +209,8 @@ static GstBuffer *frame(struct __test_metadata *_metadata, FIXTURE_DATA(stream) 
 	GST_BUFFER_DURATION(buf) = FRAME_NS;
 	GST_BUFFER_OFFSET(buf) = i;
 	GST_BUFFER_OFFSET_END(buf) = i + 1;
+	if (i == self->discont_at)
+		GST_BUFFER_FLAG_SET(buf, GST_BUFFER_FLAG_DISCONT);
 	gst_buffer_add_reference_timestamp_meta(buf, reference, 1000 + i, GST_CLOCK_TIME_NONE);
 	gst_caps_unref(reference);
 	if (keep)
@@ -254,6 +260,8 @@ static void pull(struct __test_metadata *_metadata, FIXTURE_DATA(stream) * self,
 	while ((out = gst_harness_try_pull(self->h))) {
 		check_output(_metadata, self, variant, out, self->base + self->pulled);
 		g_hash_table_add(self->out_memories, gst_buffer_peek_memory(out, 0));
+		if (GST_BUFFER_IS_DISCONT(out))
+			self->discont_out |= 1ull << (self->base + self->pulled);
 		self->pulled++;
 		gst_buffer_unref(out);
 	}
@@ -359,6 +367,22 @@ TEST_F(stream, caps_change_drains)
 	g_string_free(expected, TRUE);
 	gst_caps_unref(small);
 	gst_caps_unref(caps);
+}
+
+/* A discontinuity mid-stream is marked on its own frame, not on an older
+ * one still in flight when it came. */
+TEST_F(stream, discont_marks_its_frame)
+{
+	GstCaps *caps = input_caps(variant, 320, 240);
+
+	ASSERT_EQ(set_caps(self, caps, 0), 0);
+	gst_caps_unref(caps);
+	self->discont_at = FRAMES / 2;
+	push_frames(_metadata, self, variant, FRAMES, FALSE);
+	ASSERT_TRUE(gst_harness_push_event(self->h, gst_event_new_eos()));
+	pull(_metadata, self, variant);
+	EXPECT_EQ(self->pulled, FRAMES);
+	EXPECT_EQ(self->discont_out, 1ull << (FRAMES / 2));
 }
 
 /* Upstream's pool of frames-in-flight + 1 frames always has one free
