@@ -235,5 +235,7 @@ int main(int argc, char **argv)
 	ret = run(&s, description->str);
 	g_string_free(description, TRUE);
 	gst_caps_unref(s.caps);
+	/* Everything released, so that a leak checker sees only leaks. */
+	gst_deinit();
 	return ret;
 }
