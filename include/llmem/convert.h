@@ -90,10 +90,19 @@ struct llmem_convert_info {
  * Both buffers need LLMEM_BUFFER_STORAGE usage (the default).  It records
  * its commands anew each call: to convert a stream, use a converter.
  *
+ * The shaders read and write storage buffers a 32-bit word at a time, and
+ * no two of their invocations write one word: YUYV and RGB planes, and
+ * both planes of an NV12 destination, start and are pitched at multiples
+ * of 4 (an NV12 source at any byte), and YUYV frames are an even number of
+ * pixels wide.  An NV12 destination of a width that is not a multiple of 4
+ * keeps the bytes past the frame in its rows' last words.
+ *
  * Return: 0; -EINVAL for NULL arguments, a pair of formats other than YUYV
  * or NV12 with ABGR8888, XRGB8888 or ARGB8888 (either way), sizes that
  * differ, a layout that does not fit its buffer (with @src_chroma, a plane
- * that does not fit its buffer), the destination also a source, a
+ * that does not fit its buffer), a plane off the alignment above, a pitch
+ * below a row, a plane past 4 GiB, an NV12 destination whose planes
+ * overlap, a modifier other than linear, the destination also a source, a
  * @src_chroma for anything but an NV12 source, buffers of two sessions, an
  * unknown encoding or range, or a buffer without storage usage; -EIO or
  * -ENOMEM when Vulkan fails.
@@ -213,8 +222,7 @@ int llmem_converter_submit(struct llmem_converter *converter,
  * not done in time; -EINVAL for a NULL converter, ticket 0 or a ticket not
  * yet handed out; -EIO when the device is lost.
  */
-int llmem_converter_wait(struct llmem_converter *converter, uint64_t ticket,
-			 uint64_t timeout_ns);
+int llmem_converter_wait(struct llmem_converter *converter, uint64_t ticket, uint64_t timeout_ns);
 
 /**
  * llmem_converter_completed() - the last ticket known done, without
@@ -236,8 +244,7 @@ uint64_t llmem_converter_completed(struct llmem_converter *converter);
  * or a ticket not handed out; -ENOENT for a ticket already found done;
  * -EIO when the export fails; -EMFILE when no fd is free.
  */
-int llmem_converter_export_sync_file(struct llmem_converter *converter, uint64_t ticket,
-				     int *fd);
+int llmem_converter_export_sync_file(struct llmem_converter *converter, uint64_t ticket, int *fd);
 
 /**
  * llmem_converter_run() - convert the frame in source @index into the

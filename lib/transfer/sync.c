@@ -52,7 +52,10 @@ int llmem_sync_fd_semaphore(struct llmem_session *s, bool exportable, VkSemaphor
 	};
 	VkResult r = vkCreateSemaphore(s->device, &ci, NULL, out);
 
-	return r == VK_SUCCESS ? 0 : llmem_vk_error(r, "sync_file: vkCreateSemaphore");
+	if (r == VK_SUCCESS)
+		return 0;
+	*out = VK_NULL_HANDLE;
+	return llmem_vk_error(r, "sync_file: vkCreateSemaphore");
 }
 
 /* The device's wait: a semaphore holding a duplicate of @fd, for the queue's

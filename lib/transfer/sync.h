@@ -15,7 +15,7 @@
 struct llmem_session;
 
 /* A binary semaphore whose payload can be a sync_file, exportable as one
- * when @exportable.  Return: 0, -ENOMEM or -EIO. */
+ * when @exportable (VK_NULL_HANDLE on failure).  Return: 0, -ENOMEM or -EIO. */
 int llmem_sync_fd_semaphore(struct llmem_session *s, bool exportable, VkSemaphore *out);
 
 /*

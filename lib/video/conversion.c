@@ -64,17 +64,26 @@ static uint32_t planes_of(const struct llmem_frame_layout *l, bool destination, 
 	uint64_t w = l->width, h = l->height;
 
 	if (l->fourcc != DRM_FORMAT_NV12) {
-		p[0] = (struct plane){ "frame's plane",
-				       l->offset[0],
-				       l->pitch[0],
-				       w * (l->fourcc == DRM_FORMAT_YUYV ? 2 : 4),
-				       h,
-				       true };
+		p[0] = (struct plane){ .name = "plane",
+				       .offset = l->offset[0],
+				       .pitch = l->pitch[0],
+				       .row_bytes = w * (l->fourcc == DRM_FORMAT_YUYV ? 2 : 4),
+				       .rows = h,
+				       .words = true };
 		return 1;
 	}
-	p[0] = (struct plane){ "Y plane", l->offset[0], l->pitch[0], w, h, destination };
-	p[1] = (struct plane){ "CbCr plane",	l->offset[1], l->pitch[1],
-			       (w + 1) / 2 * 2, (h + 1) / 2,  destination };
+	p[0] = (struct plane){ .name = "Y plane",
+			       .offset = l->offset[0],
+			       .pitch = l->pitch[0],
+			       .row_bytes = w,
+			       .rows = h,
+			       .words = destination };
+	p[1] = (struct plane){ .name = "CbCr plane",
+			       .offset = l->offset[1],
+			       .pitch = l->pitch[1],
+			       .row_bytes = (w + 1) / 2 * 2,
+			       .rows = (h + 1) / 2,
+			       .words = destination };
 	return 2;
 }
 

@@ -96,10 +96,11 @@ struct llmem_converter {
 	uint32_t src_count;
 	struct recording *fixed;
 	struct llmem_kernel_sets *fixed_sets;
-	/* Frames submitted by their buffers: the sets made on the first. */
+	/* Frames submitted by their buffers, each with a set of its own (a
+	 * one-off conversion makes one, not MAX_RECORDINGS). */
 	struct recording cache[MAX_RECORDINGS];
+	struct llmem_kernel_sets *cache_sets[MAX_RECORDINGS];
 	uint32_t cached;
-	struct llmem_kernel_sets *cache_sets;
 	struct slot slots[MAX_FRAMES_IN_FLIGHT];
 	/* The last ticket handed out; with the slots' tickets and fence
 	 * resets, under @lock, which llmem_converter_completed() only tries. */
@@ -296,17 +297,20 @@ static int take_recording(struct llmem_converter *c, struct recording **out)
 	struct recording *rec;
 	int ret;
 
-	if (!c->cache_sets) {
-		ret = llmem_kernel_sets_create(c->kernel, MAX_RECORDINGS, &c->cache_sets);
-		if (ret)
-			return ret;
-	}
 	if (c->cached < MAX_RECORDINGS) {
+		struct llmem_kernel_sets **sets = &c->cache_sets[c->cached];
+
 		rec = &c->cache[c->cached];
-		ret = allocate_command_buffers(c, 1, &rec->cmd);
-		if (ret)
+		ret = llmem_kernel_sets_create(c->kernel, 1, sets);
+		if (!ret)
+			ret = allocate_command_buffers(c, 1, &rec->cmd);
+		if (ret) {
+			llmem_kernel_sets_destroy(*sets);
+			*sets = NULL;
 			return ret;
-		rec->set = c->cache_sets->sets[c->cached++];
+		}
+		rec->set = (*sets)->sets[0];
+		c->cached++;
 		*out = rec;
 		return 0;
 	}
@@ -360,7 +364,8 @@ static int find_recording(struct llmem_converter *c, const struct llmem_convert_
 /*
  * Before a slot's semaphore is signalled again: its last signal, unless an
  * export consumed it, can only be consumed by a wait, so a new semaphore
- * replaces it; an export handed out is the callers' to keep.
+ * replaces it (made again at the next submission if that fails); the
+ * duplicates of an export handed out are the callers' to keep.
  */
 static int renew_signal(struct llmem_converter *c, struct slot *s)
 {
@@ -368,12 +373,12 @@ static int renew_signal(struct llmem_converter *c, struct slot *s)
 		close(s->sync_file);
 		s->sync_file = -1;
 	}
-	if (!s->signalled)
-		return 0;
-	vkDestroySemaphore(c->session->device, s->signal, NULL);
-	s->signal = VK_NULL_HANDLE;
-	s->signalled = false;
-	return llmem_sync_fd_semaphore(c->session, true, &s->signal);
+	if (s->signalled) {
+		vkDestroySemaphore(c->session->device, s->signal, NULL);
+		s->signal = VK_NULL_HANDLE;
+		s->signalled = false;
+	}
+	return s->signal ? 0 : llmem_sync_fd_semaphore(c->session, true, &s->signal);
 }
 
 /* Submits @rec as the next ticket, after the submissions it must follow. */
@@ -426,7 +431,8 @@ LLMEM_PUBLIC void llmem_converter_destroy(struct llmem_converter *c)
 	if (c->session)
 		device_objects_destroy(c);
 	llmem_kernel_sets_destroy(c->fixed_sets);
-	llmem_kernel_sets_destroy(c->cache_sets);
+	for (uint32_t i = 0; i < c->cached; i++)
+		llmem_kernel_sets_destroy(c->cache_sets[i]);
 	free(c->fixed);
 	pthread_mutex_destroy(&c->lock);
 	free(c);

@@ -72,6 +72,7 @@ __all__ = [
     "UserEvent",
     "ImageView",
     "Kernel",
+    "Converter",
     "Camera",
     "Frame",
     "Bitstream",
@@ -85,6 +86,7 @@ __all__ = [
     "fourcc",
     "fourcc_str",
     "frame_layout",
+    "convert",
     "enqueue_copy",
     "enqueue_fill_buffer",
     "enqueue_clear_image",
@@ -94,6 +96,7 @@ __all__ = [
 ]
 
 strerror = _llmem.strerror
+convert = _llmem.convert
 
 
 class MemoryFlags(enum.IntFlag):
@@ -649,6 +652,32 @@ class Kernel(_Closing, _llmem.Kernel):
                 f"{self.push_size} bytes of push constants>")
 
 
+class Converter(_Closing, _llmem.Converter):
+    """Converter(session, src_layout, dst_layout, *, encoding=None, range=None,
+    frames_in_flight=0, sync_files=False): frames of two layouts (FrameLayout,
+    YUYV or NV12 and an RGB format, either way) converted on the device with
+    frames in flight (convert.h).
+
+    submit(src, dst, src_chroma=None) hands a frame to the device and returns
+    its ticket, 1, 2, 3 ...; wait(ticket, timeout=None) returns whether it
+    (and every earlier one) is done; completed is the last ticket known done,
+    from any thread.  A submission waits for the oldest when frames_in_flight
+    (1 to 16, 0 for 2) are unfinished.  encoding is "bt601" or "bt709", range
+    "limited" or "full".  Each combination of buffers is recorded once: a
+    stream's frames cost a queue submission each.  The buffers of a ticket
+    are held (their close() raises llmem.Error(EBUSY)) until it is found
+    done; close() waits for every ticket.
+    """
+
+    __slots__ = ()
+
+    def __repr__(self):
+        if self.closed:
+            return "<llmem.Converter (closed)>"
+        return (f"<llmem.Converter {self.frames_in_flight} frames in flight, "
+                f"{self.completed} done, {self.pending} held>")
+
+
 _TEXEL_FORMATS = "BbHhIiefBbHhB"
 
 
@@ -995,7 +1024,7 @@ _llmem._register(Session=Session, Memory=Memory, Buffer=Buffer, Image=Image, Que
                  Cuda=Cuda, CudaMemory=CudaMemory, UserEvent=UserEvent, ImageView=ImageView,
                  Kernel=Kernel, Bitstream=Bitstream, Decoder=Decoder,
                  DecodedFrame=DecodedFrame, Encoder=Encoder, EncoderFrame=EncoderFrame,
-                 Packet=Packet)
+                 Packet=Packet, Converter=Converter)
 
 
 def _has_buffer(obj):

@@ -47,6 +47,7 @@ enum pyl_class {
 	PYL_ENCODER,
 	PYL_ENCODER_FRAME,
 	PYL_PACKET,
+	PYL_CONVERTER,
 	PYL_CLASSES,
 };
 /* The class pyl_alloc() instantiates for @cls from now on (a reference is kept). */

@@ -11,6 +11,7 @@
 #include "_bench.h"
 #include "_camera.h"
 #include "_codec.h"
+#include "_convert.h"
 #include "_cuda.h"
 #include "_event.h"
 #include "_kernel.h"
@@ -22,9 +23,10 @@
 
 /* Each class's name, in the module and as _register()'s argument. */
 static const char *const class_names[PYL_CLASSES + 1] = {
-	"Session",   "Memory",	"Buffer",	"Image",      "Mapping",      "Queue",	   "Event",
-	"Camera",    "Frame",	"Cuda",		"CudaMemory", "UserEvent",    "ImageView", "Kernel",
-	"Bitstream", "Decoder", "DecodedFrame", "Encoder",    "EncoderFrame", "Packet",
+	"Session",	"Memory", "Buffer",    "Image",	  "Mapping",	  "Queue",
+	"Event",	"Camera", "Frame",     "Cuda",	  "CudaMemory",	  "UserEvent",
+	"ImageView",	"Kernel", "Bitstream", "Decoder", "DecodedFrame", "Encoder",
+	"EncoderFrame", "Packet", "Converter",
 };
 
 static PyTypeObject *const base_types[PYL_CLASSES] = {
@@ -48,6 +50,7 @@ static PyTypeObject *const base_types[PYL_CLASSES] = {
 	[PYL_ENCODER] = &pyl_EncoderType,
 	[PYL_ENCODER_FRAME] = &pyl_EncoderFrameType,
 	[PYL_PACKET] = &pyl_PacketType,
+	[PYL_CONVERTER] = &pyl_ConverterType,
 };
 
 static PyObject *mod_register(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
@@ -93,6 +96,9 @@ static PyMethodDef module_methods[] = {
 	  "min_size=0): llmem_frame_layout_init() as a tuple." },
 	{ "backend_names", pyl_backend_names, METH_NOARGS,
 	  "The names of enum llmem_backend, by value." },
+	{ "convert", PYL_FAST(pyl_convert), PYL_FASTKW,
+	  "convert(src, src_layout, dst, dst_layout, encoding=None, range=None, src_chroma=None): "
+	  "llmem_convert() of one frame, YUV to RGB or RGB to YUV, returning once it is done." },
 	{ "wait_for_events", PYL_FAST(pyl_wait_for_events), PYL_FASTKW,
 	  "wait_for_events(events, timeout=None) -> True once every event is done, False when "
 	  "the timeout in seconds passed first (llmem_event_wait_all())" },

@@ -131,6 +131,7 @@ static PyObject *live_objects_error(struct pyl_session *self)
 		{ self->codecs, "encoder or decoder", "encoders and decoders" },
 		{ self->cudas, "CUDA context", "CUDA contexts" },
 		{ self->kernels, "kernel", "kernels" },
+		{ self->converters, "converter", "converters" },
 	};
 	char text[256];
 	size_t n = 0;
@@ -149,7 +150,7 @@ static PyObject *live_objects_error(struct pyl_session *self)
 static PyObject *session_close(struct pyl_session *self, PyObject *unused)
 {
 	Py_ssize_t live = self->memories + self->queues + self->cameras + self->codecs +
-			  self->cudas + self->kernels;
+			  self->cudas + self->kernels + self->converters;
 	int ret;
 
 	(void)unused;
@@ -330,9 +331,10 @@ static PyObject *session_get_validation_log(struct pyl_session *self, void *clos
 static PyObject *session_get_children(struct pyl_session *self, void *closure)
 {
 	(void)closure;
-	return Py_BuildValue("{s:n,s:n,s:n,s:n,s:n,s:n}", "memories", self->memories, "queues",
+	return Py_BuildValue("{s:n,s:n,s:n,s:n,s:n,s:n,s:n}", "memories", self->memories, "queues",
 			     self->queues, "cameras", self->cameras, "codecs", self->codecs,
-			     "cudas", self->cudas, "kernels", self->kernels);
+			     "cudas", self->cudas, "kernels", self->kernels, "converters",
+			     self->converters);
 }
 
 static PyMethodDef session_methods[] = {
@@ -341,7 +343,7 @@ static PyMethodDef session_methods[] = {
 	  "spare_pages=None, name=None, sharing=None, backend=None) -> Memory" },
 	{ "close", (PyCFunction)session_close, METH_NOARGS,
 	  "Closes the device; llmem.Error(EBUSY) while memories, queues, cameras, encoders, "
-	  "decoders, CUDA contexts or kernels of it are open." },
+	  "decoders, CUDA contexts, kernels or converters of it are open." },
 	{ "_info", (PyCFunction)session_info, METH_NOARGS, "llmem_session_get_info() as a dict." },
 	{ 0 },
 };

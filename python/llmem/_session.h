@@ -14,7 +14,7 @@ struct pyl_session {
 	/* [(severity, text)] the validation layer sent, when it is on. */
 	PyObject *messages;
 	/* Live children, by kind, for close()'s EBUSY and its message. */
-	Py_ssize_t memories, queues, cameras, codecs, cudas, kernels;
+	Py_ssize_t memories, queues, cameras, codecs, cudas, kernels, converters;
 };
 
 struct pyl_memory {

@@ -4,13 +4,13 @@
  * import and map call that runs on the host: memories (over pages of their
  * own, host memory imported or wrapped), buffers and images (plain, from
  * host data, like another object, sub-regions), views, maps of buffers,
- * images and pages, queues, events and user events, converters, user
- * kernels, and the session.  Each failure must give the injected errno
- * (-ENOMEM, -EMFILE for an fd), no handle, and leave no object, page,
- * mapped page, fd or mapping behind; the validation layer and LeakSanitizer
- * (build-san) look for Vulkan objects and heap blocks at teardown.  The
- * calls that need DMA-BUFs, V4L2 or KMS are looped in the VM
- * (tests/fault/vm_test.c).
+ * images and pages, queues, events and user events, converters (made, and
+ * fed their first frames), user kernels, and the session.  Each failure
+ * must give the injected errno (-ENOMEM, -EMFILE for an fd), no handle, and
+ * leave no object, page, mapped page, fd or mapping behind; the validation
+ * layer and LeakSanitizer (build-san) look for Vulkan objects and heap
+ * blocks at teardown.  The calls that need DMA-BUFs, V4L2 or KMS are looped
+ * in the VM (tests/fault/vm_test.c).
  */
 #include <stdlib.h>
 
@@ -382,6 +382,33 @@ static void undo_converter(void *ctx, void *obj)
 	llmem_converter_destroy(obj);
 }
 
+/* A converter made before any buffer, fed both frames: its device objects
+ * and recordings are made by the submissions. */
+static int run_converter_submit(void *ctx, void **out)
+{
+	struct llmem_converter_create_info ci = {
+		.src_layout = &conv_src_l,
+		.dst_layout = &conv_dst_l,
+	};
+	struct llmem_converter *c;
+	uint64_t ticket = 0;
+	int ret;
+
+	ret = llmem_converter_create(&ci, &c);
+	for (int i = 0; !ret && i < 2; i++)
+		ret = llmem_converter_submit(
+			c, &(struct llmem_convert_frame){ .src = conv_src[i], .dst = conv_dst },
+			&ticket);
+	if (!ret)
+		ret = llmem_converter_wait(c, ticket, UINT64_MAX);
+	if (ret) {
+		llmem_converter_destroy(c);
+		return ret;
+	}
+	*out = c;
+	return 0;
+}
+
 static int run_kernel(void *ctx, void **out)
 {
 	static const uint32_t bindings[] = { LLMEM_BINDING_SAMPLED_IMAGE,
@@ -484,6 +511,10 @@ TEST_F_TIMEOUT(fault, converter_and_kernel, 600)
 				 .run = run_converter,
 				 .undo = undo_converter,
 				 .state = state };
+	struct fault_op conv_submit = { .name = "llmem_converter_submit",
+					.run = run_converter_submit,
+					.undo = undo_converter,
+					.state = state };
 	struct fault_op kernel = { .name = "llmem_kernel_create",
 				   .run = run_kernel,
 				   .undo = undo_kernel,
@@ -502,6 +533,7 @@ TEST_F_TIMEOUT(fault, converter_and_kernel, 600)
 				      &conv_dst),
 		  0);
 	EXPECT_GT(fault_loop(_metadata, &conv, self), 0);
+	EXPECT_GT(fault_loop(_metadata, &conv_submit, self), 0);
 	EXPECT_GT(fault_loop(_metadata, &kernel, self), 0);
 	for (int i = 0; i < 2; i++)
 		llmem_buffer_destroy(conv_src[i]);

@@ -71,7 +71,7 @@ def test_close_refuses_while_children_live(session):
     q.close()
     m.close()
     assert session._children == {"memories": 0, "queues": 0, "cameras": 0, "codecs": 0,
-                                 "cudas": 0, "kernels": 0}
+                                 "cudas": 0, "kernels": 0, "converters": 0}
 
 
 def test_closed_session_raises_and_closes_twice():
