@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * llmemconvert: YUY2 and NV12 frames to RGB on the GPU with llmem's
- * converters, reading the frame where upstream wrote it and writing into
- * llmem frames downstream imports.
+ * llmemconvert: YUY2 and NV12 frames to RGB, or RGB to YUY2 and NV12, on
+ * the GPU with llmem's converters, reading the frame where upstream wrote
+ * it and writing into llmem frames downstream imports.
  */
 #ifndef GST_LLMEM_CONVERT_H
 #define GST_LLMEM_CONVERT_H

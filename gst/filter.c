@@ -5,6 +5,9 @@
  * frame flows.  In place, the kernel writes the input frame itself: zero
  * copy when upstream wrote into the llmem pool the element proposed; a
  * frame from elsewhere is copied into an llmem frame and the result back.
+ * Each frame's dispatch goes on the element's queue with an event, which
+ * GstLlmemTransform waits for (frames in flight); the queue runs them in
+ * order.
  */
 #include "filter.h"
 
@@ -43,7 +46,7 @@ enum {
 	PROP_LOCAL_SIZE_Y
 };
 
-#define FILTER_CAPS GST_VIDEO_CAPS_MAKE("{ YUY2, NV12, BGRx, RGBx, RGBA, BGRA }")
+#define FILTER_CAPS GST_VIDEO_CAPS_MAKE(GST_LLMEM_FORMATS)
 
 static GstStaticPadTemplate sink_template =
 	GST_STATIC_PAD_TEMPLATE("sink", GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS(FILTER_CAPS));
@@ -91,16 +94,15 @@ static gchar *parse_push(GstLlmemFilter *self, guint *count)
 	return bad;
 }
 
-static gboolean gst_llmem_filter_stop(GstBaseTransform *trans)
+/* Before the session: queues hold it. */
+static void gst_llmem_filter_release(GstLlmemTransform *base)
 {
-	GstLlmemFilter *self = GST_LLMEM_FILTER(trans);
+	GstLlmemFilter *self = GST_LLMEM_FILTER(base);
 
-	/* Before the session: queues hold it. */
 	llmem_queue_destroy(self->queue);
 	self->queue = NULL;
 	llmem_kernel_destroy(self->kernel);
 	self->kernel = NULL;
-	return GST_BASE_TRANSFORM_CLASS(gst_llmem_filter_parent_class)->stop(trans);
 }
 
 /* The kernel and its queue; FALSE with the error message posted. */
@@ -151,11 +153,13 @@ static gboolean load_kernel(GstLlmemFilter *self)
 
 static gboolean gst_llmem_filter_start(GstBaseTransform *trans)
 {
-	if (!GST_BASE_TRANSFORM_CLASS(gst_llmem_filter_parent_class)->start(trans))
+	GstBaseTransformClass *parent = GST_BASE_TRANSFORM_CLASS(gst_llmem_filter_parent_class);
+
+	if (!parent->start(trans))
 		return FALSE;
 	/* GstBaseTransform calls stop only after a start that succeeded. */
 	if (!load_kernel(GST_LLMEM_FILTER(trans))) {
-		gst_llmem_filter_stop(trans);
+		parent->stop(trans);
 		return FALSE;
 	}
 	return TRUE;
@@ -171,9 +175,10 @@ static gboolean gst_llmem_filter_set_caps(GstBaseTransform *trans, GstCaps *inca
 		->set_caps(trans, incaps, outcaps);
 }
 
-static GstFlowReturn gst_llmem_filter_process(GstLlmemTransform *base,
-					      const struct gst_llmem_frame *src_frame,
-					      const struct gst_llmem_frame *dst_frame)
+static GstFlowReturn gst_llmem_filter_submit(GstLlmemTransform *base,
+					     const struct gst_llmem_frame *src_frame,
+					     const struct gst_llmem_frame *dst_frame,
+					     union gst_llmem_work *work)
 {
 	GstLlmemFilter *self = GST_LLMEM_FILTER(base);
 	const struct llmem_frame_layout *src_l = &src_frame->layout, *dst_l = &dst_frame->layout;
@@ -199,7 +204,7 @@ static GstFlowReturn gst_llmem_filter_process(GstLlmemTransform *base,
 				    (src_l->height + self->local_size[1] - 1) / self->local_size[1],
 				    1 },
 		},
-		NULL, NULL);
+		NULL, &work->event);
 	if (ret) {
 		GST_ELEMENT_ERROR(self, LIBRARY, FAILED, ("The kernel failed."),
 				  ("%s", llmem_last_error()));
@@ -208,41 +213,24 @@ static GstFlowReturn gst_llmem_filter_process(GstLlmemTransform *base,
 	return GST_FLOW_OK;
 }
 
-/* The copy path in place: the staged frame's result back into @buf. */
-static gboolean copy_back(GstLlmemFilter *self, GstBuffer *staged, GstBuffer *buf)
+static int gst_llmem_filter_wait(GstLlmemTransform *base, union gst_llmem_work *work,
+				 guint64 timeout_ns)
 {
-	const GstVideoInfo *info = gst_llmem_transform_in_info(GST_LLMEM_TRANSFORM(self));
-	GstVideoFrame from, to;
-	gboolean copied;
+	int ret;
 
-	if (!gst_video_frame_map(&from, info, staged, GST_MAP_READ))
-		return FALSE;
-	if (!gst_video_frame_map(&to, info, buf, GST_MAP_WRITE)) {
-		gst_video_frame_unmap(&from);
-		return FALSE;
-	}
-	copied = gst_video_frame_copy(&to, &from);
-	gst_video_frame_unmap(&to);
-	gst_video_frame_unmap(&from);
-	return copied;
+	(void)base;
+	if (timeout_ns)
+		return llmem_event_wait(work->event, timeout_ns);
+	ret = llmem_event_status(work->event);
+	if (ret == LLMEM_EVENT_SUBMITTED || ret == LLMEM_EVENT_QUEUED)
+		return -ETIMEDOUT;
+	return ret;
 }
 
-static GstFlowReturn gst_llmem_filter_transform_ip(GstBaseTransform *trans, GstBuffer *buf)
+static void gst_llmem_filter_release_work(GstLlmemTransform *base, union gst_llmem_work *work)
 {
-	GstLlmemFilter *self = GST_LLMEM_FILTER(trans);
-	struct gst_llmem_frame frame;
-	GstBuffer *staged;
-	GstFlowReturn flow;
-
-	flow = gst_llmem_transform_input(GST_LLMEM_TRANSFORM(trans), buf, &frame, &staged);
-	if (flow == GST_FLOW_OK)
-		flow = gst_llmem_filter_process(GST_LLMEM_TRANSFORM(trans), &frame, &frame);
-	if (flow == GST_FLOW_OK && staged && !copy_back(self, staged, buf)) {
-		GST_ELEMENT_ERROR(self, RESOURCE, FAILED, ("Cannot copy the frame back."), (NULL));
-		flow = GST_FLOW_ERROR;
-	}
-	gst_clear_buffer(&staged);
-	return flow;
+	(void)base;
+	llmem_event_release(work->event);
 }
 
 static void gst_llmem_filter_set_property(GObject *object, guint id, const GValue *value,
@@ -374,10 +362,11 @@ static void gst_llmem_filter_class_init(GstLlmemFilterClass *klass)
 	gst_element_class_add_static_pad_template(element_class, &src_template);
 
 	trans_class->start = gst_llmem_filter_start;
-	trans_class->stop = gst_llmem_filter_stop;
 	trans_class->set_caps = gst_llmem_filter_set_caps;
-	GST_LLMEM_TRANSFORM_CLASS(klass)->process = gst_llmem_filter_process;
-	trans_class->transform_ip = gst_llmem_filter_transform_ip;
+	GST_LLMEM_TRANSFORM_CLASS(klass)->submit = gst_llmem_filter_submit;
+	GST_LLMEM_TRANSFORM_CLASS(klass)->wait = gst_llmem_filter_wait;
+	GST_LLMEM_TRANSFORM_CLASS(klass)->release_work = gst_llmem_filter_release_work;
+	GST_LLMEM_TRANSFORM_CLASS(klass)->release = gst_llmem_filter_release;
 }
 
 static void gst_llmem_filter_init(GstLlmemFilter *self)

@@ -11,9 +11,11 @@
 
 #include <llmem/frame.h>
 
-/* The formats llmemconvert takes (YUV) and gives (RGB), in caps syntax. */
+/* The formats llmem converts between (YUV and RGB, either way), in caps
+ * syntax; llmemfilter takes them all. */
 #define GST_LLMEM_YUV_FORMATS "{ YUY2, NV12 }"
 #define GST_LLMEM_RGB_FORMATS "{ BGRx, RGBx, RGBA, BGRA }"
+#define GST_LLMEM_FORMATS "{ YUY2, NV12, BGRx, RGBx, RGBA, BGRA }"
 
 /* The DRM fourcc of @format, or 0 where llmem has none. */
 guint32 gst_llmem_format_fourcc(GstVideoFormat format);

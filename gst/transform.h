@@ -3,9 +3,12 @@
  * GstLlmemTransform: what llmem's elements share around their GPU work.
  * The device (the "device" property and its session), the frames
  * downstream gets (the element's own llmem pool, decide_allocation), the
- * pool offered upstream (propose_allocation), and the input frame as an
- * llmem buffer: upstream's own where it is an llmem frame of the element's
- * device, a copy in a staging frame otherwise ("frames-copied").
+ * pool offered upstream (propose_allocation), the input frame as an llmem
+ * buffer: upstream's own where it is an llmem frame of the element's
+ * device, a copy in a staging frame otherwise ("frames-copied"); and the
+ * frames in flight ("frames-in-flight", inflight.h): the streaming thread
+ * submits a frame's work and goes back upstream for the next one, and a
+ * frame is pushed once its work is done.
  */
 #ifndef GST_LLMEM_TRANSFORM_H
 #define GST_LLMEM_TRANSFORM_H
@@ -15,6 +18,7 @@
 
 #include <llmem/frame.h>
 
+#include "inflight.h"
 #include "session.h"
 
 struct llmem_buffer;
@@ -33,16 +37,28 @@ struct gst_llmem_frame {
 };
 
 /*
- * GstBaseTransform's transform is the base class's: it takes the output
- * frame from the element's pool and the input frame in place (or copied),
- * and calls @process with both.
+ * GstBaseTransform's transform and transform_ip are the base class's: they
+ * take the output frame from the element's pool (or upstream's own frame
+ * in place) and the input frame in place (or copied), @submit the GPU work
+ * and queue the frame.  generate_output pushes frames whose work is done,
+ * in order; EOS and every other serialized event or query push all of them
+ * first; FLUSH_START, FLUSH_STOP and stop() drop them (after the GPU is done
+ * with their buffers).
  */
 struct _GstLlmemTransformClass {
 	GstBaseTransformClass parent_class;
-	/* The GPU work on one frame; posts its error message on failure. */
-	GstFlowReturn (*process)(GstLlmemTransform *self, const struct gst_llmem_frame *src,
-				 const struct gst_llmem_frame *dst);
-	/* Whether @process takes a src whose CbCr plane is a buffer of its
+	/* Hands the GPU work on one frame to the device and returns without
+	 * waiting for it; *@work receives what @wait finds it by.  Posts its
+	 * error message on failure. */
+	GstFlowReturn (*submit)(GstLlmemTransform *self, const struct gst_llmem_frame *src,
+				const struct gst_llmem_frame *dst, union gst_llmem_work *work);
+	/* As gst_llmem_inflight_ops' wait and release (release may be NULL). */
+	int (*wait)(GstLlmemTransform *self, union gst_llmem_work *work, guint64 timeout_ns);
+	void (*release_work)(GstLlmemTransform *self, union gst_llmem_work *work);
+	/* Destroys what the element made on the device, when no frame is in
+	 * flight any more and before the session goes; NULL for nothing. */
+	void (*release)(GstLlmemTransform *self);
+	/* Whether @submit takes a src whose CbCr plane is a buffer of its
 	 * own; without it such a frame is copied into one buffer first. */
 	gboolean takes_chroma;
 };
@@ -53,15 +69,14 @@ GstLlmemSession *gst_llmem_transform_session(GstLlmemTransform *self);
 /* The caps set_caps was given, parsed. */
 const GstVideoInfo *gst_llmem_transform_in_info(GstLlmemTransform *self);
 
+/* The "frames-in-flight" the element started with. */
+guint gst_llmem_transform_frames_in_flight(GstLlmemTransform *self);
+
 /*
- * The input frame of @inbuf as llmem buffers and its layout, for work in
- * place (transform_ip); *@staged receives the staging frame when the frame
- * had to be copied (the caller's to unref after the GPU work), NULL
- * otherwise.  A frame whose planes come in a memory each (V4L2's NV12M) is
- * read in place where the class takes_chroma, copied otherwise.  Posts the
- * error message on failure.
+ * Waits for the work of every frame in flight, for @submit before it
+ * replaces what did that work.  Return: 0, or the error of the work that
+ * failed.
  */
-GstFlowReturn gst_llmem_transform_input(GstLlmemTransform *self, GstBuffer *inbuf,
-					struct gst_llmem_frame *frame, GstBuffer **staged);
+int gst_llmem_transform_wait_in_flight(GstLlmemTransform *self);
 
 #endif

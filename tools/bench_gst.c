@@ -10,15 +10,20 @@
  *   encode   v4l2src io-mode=dmabuf-import ! llmemconvert
  *                ! v4l2fwhtenc output-io-mode=dmabuf-import ! fakesink
  *            v4l2src io-mode=mmap ! videoconvert ! v4l2fwhtenc ! fakesink
- *   convert  videotestsrc ! llmemconvert ! fakesink
- *            videotestsrc ! videoconvert ! fakesink
+ *   convert  frames ! llmemconvert ! fakesink
+ *            frames ! videoconvert ! fakesink
  *
  * The last needs no camera and no display: it is the one a machine with a
- * GPU and nothing else can run.  YUY2 captured or drawn, converted to BGRx;
- * the order of the two paths alternates from round to round.  Where the Vulkan device is lavapipe, the device is
- * the CPU: its threads' time is given apart as the device's share.  The
- * streaming threads (GStreamer names a pad's task "element:pad") do the
- * per-frame work without the one-off set-up.
+ * GPU and nothing else can run.  Its source is llmem-gst-frames
+ * (gst_frames.c), frames drawn once and pushed in turn, which costs nothing
+ * per frame, or videotestsrc, which draws each (--source).  YUY2 captured
+ * or drawn, converted to BGRx.  videoconvert runs twice, as it comes (one
+ * thread) and with a thread per core; the source runs alone into fakesink,
+ * so that its share is known.  The paths' order rotates from round to
+ * round.  Where the Vulkan device is lavapipe, the device is the CPU: its
+ * threads' time is given apart as the device's share.  The streaming
+ * threads (GStreamer names a pad's task "element:pad") do the per-frame
+ * work without the one-off set-up.
  */
 #include <errno.h>
 #include <libgen.h>
@@ -48,12 +53,32 @@ static const struct cli_choice pipeline_choices[] = {
 	{ "camera", CAMERA },	{ "all", CAMERA | CONVERT }, { 0 },
 };
 
+enum source {
+	FRAMES,
+	SMPTE
+};
+
+static const struct cli_choice source_choices[] = {
+	{ "frames", FRAMES },
+	{ "smpte", SMPTE },
+	{ 0 },
+};
+
+static const char *const source_texts[] = {
+	[FRAMES] = "llmem-gst-frames: 4 frames of the pool downstream proposes, drawn once and "
+		   "pushed in turn, nothing per frame",
+	[SMPTE] = "videotestsrc pattern=smpte: SMPTE bars drawn into every frame",
+};
+
+/* The frames llmem-gst-frames draws and pushes in turn. */
+#define FRAME_BUFFERS 4
+
 static struct {
 	const char *device, *kms_driver;
 	uint32_t size[2];
 	uint64_t frames, rounds;
-	uint32_t pipelines;
-	bool json, quiet;
+	uint32_t pipelines, source;
+	bool json, quiet, source_given;
 } args = {
 	.size = { 640, 480 },
 	.frames = 30,
@@ -83,6 +108,15 @@ static const struct cli_option options[] = {
 	  .meta = "NAME",
 	  .choices = pipeline_choices,
 	  .help = "which pipelines to run (default: the two that capture, camera)" },
+	{ .name = "source",
+	  .short_name = 'S',
+	  .type = CLI_CHOICE,
+	  .value = &args.source,
+	  .meta = "NAME",
+	  .choices = source_choices,
+	  .given = &args.source_given,
+	  .help = "the convert pipeline's source: frames drawn once and pushed in turn, "
+		  "or videotestsrc's bars drawn into each (default frames)" },
 	{ .name = "kms-driver",
 	  .short_name = 'k',
 	  .type = CLI_STRING,
@@ -98,23 +132,33 @@ struct bench {
 	char device[32];
 	char tmp[PATH_MAX];
 	char err_path[PATH_MAX + 16];
+	/* llmem-gst-frames, where --source frames needs it. */
+	char frames_program[512];
+	unsigned int threads;
 };
 
 /* lavapipe's threads: llvmpipe-N, and the queue and compute threads it
  * leaves unnamed, which keep the process's name (the main thread has it
- * too, and only runs gst-launch's main loop and the one-off set-up). */
+ * too, and only runs the program's main loop and the one-off set-up). */
 static int is_device_thread(const struct launch_thread *t, const struct launch_usage *u)
 {
+	const char *process = NULL;
+
 	if (t->tid == u->pid)
 		return 0;
+	for (unsigned int i = 0; i < u->threads; i++)
+		if (u->thread[i].tid == u->pid)
+			process = u->thread[i].name;
 	return !strncmp(t->name, "llvmpipe", 8) || !strncmp(t->name, "lp:", 3) ||
 	       !strncmp(t->name, "lvp", 3) || strstr(t->name, ":disk$") ||
-	       !strcmp(t->name, "gst-launch-1.0");
+	       (process && !strcmp(t->name, process));
 }
 
+/* GStreamer names a pad's task "element:pad"; videoconvert's n-threads
+ * workers are GLib's pool threads ("pool-" and the program's name). */
 static int is_streaming_thread(const struct launch_thread *t, const struct launch_usage *u)
 {
-	return !is_device_thread(t, u) && strchr(t->name, ':');
+	return !is_device_thread(t, u) && (strchr(t->name, ':') || !strncmp(t->name, "pool-", 5));
 }
 
 /*
@@ -139,6 +183,31 @@ static void find_plugin(void)
 		setenv("GST_PLUGIN_PATH", dir, 1);
 }
 
+/* llmem-gst-frames beside the tool (a build tree), else where it is
+ * installed. */
+static int find_frames_program(struct bench *b)
+{
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	if (n > 0) {
+		exe[n] = '\0';
+		snprintf(b->frames_program, sizeof(b->frames_program), "%s/llmem-gst-frames",
+			 dirname(exe));
+		if (!access(b->frames_program, X_OK))
+			return 0;
+	}
+	snprintf(b->frames_program, sizeof(b->frames_program), "%s/llmem-gst-frames",
+		 LLMEM_LIBEXECDIR);
+	if (!access(b->frames_program, X_OK))
+		return 0;
+	fprintf(stderr,
+		"llmem bench gst: no llmem-gst-frames beside the tool or in %s (it is "
+		"built with the plugin); --source smpte needs none\n",
+		LLMEM_LIBEXECDIR);
+	return -ENOENT;
+}
+
 static void print_stderr_tail(const char *path)
 {
 	char buf[2048];
@@ -155,25 +224,25 @@ static void print_stderr_tail(const char *path)
 	fprintf(stderr, "%s%s", buf, n && buf[n - 1] != '\n' ? "\n" : "");
 }
 
-/* gst-launch-1.0 escapes each of its arguments as one word of the
- * description: the description goes word by word. */
-static int launch(struct bench *b, const char *description, struct launch_usage *u)
+/* gst-launch-1.0 (and llmem-gst-frames) escape each of their arguments
+ * as one word of the description: the command goes word by word. */
+static int launch(struct bench *b, const char *command, struct launch_usage *u)
 {
 	char words[sizeof(((struct bench_gst_pipeline *)0)->launch[0][0])], *save = NULL;
-	char *argv[128] = { "gst-launch-1.0", "-q" };
-	int argc = 2, ret;
+	char *argv[128];
+	int argc = 0, ret;
 
-	snprintf(words, sizeof(words), "%s", description);
+	snprintf(words, sizeof(words), "%s", command);
 	for (char *w = strtok_r(words, " ", &save); w && argc < 127; w = strtok_r(NULL, " ", &save))
 		argv[argc++] = w;
 	argv[argc] = NULL;
 	ret = launch_measure(argv, b->err_path, u);
 
 	if (ret == -ECHILD) {
-		fprintf(stderr, "llmem bench gst: gst-launch-1.0 %s failed:\n", description);
+		fprintf(stderr, "llmem bench gst: %s failed:\n", command);
 		print_stderr_tail(b->err_path);
 	} else if (ret) {
-		fprintf(stderr, "llmem bench gst: gst-launch-1.0: %s\n", strerror(-ret));
+		fprintf(stderr, "llmem bench gst: %s: %s\n", argv[0], strerror(-ret));
 	}
 	return ret;
 }
@@ -203,6 +272,8 @@ static int setup(struct bench *b)
 		b->tmp[0] = '\0';
 		return ret;
 	}
+	if ((args.pipelines & CONVERT) && args.source == FRAMES && (ret = find_frames_program(b)))
+		return ret;
 	snprintf(b->err_path, sizeof(b->err_path), "%s/stderr", b->tmp);
 	snprintf(registry, sizeof(registry), "%s/registry.bin", b->tmp);
 	setenv("GST_REGISTRY", registry, 1);
@@ -216,13 +287,26 @@ static int setup(struct bench *b)
 	return ret;
 }
 
+/* What each path converts with; the source alone converts nothing. */
+static void converter(const struct bench *b, int k, char *out, size_t len)
+{
+	if (k == LLMEM)
+		snprintf(out, len, "llmemconvert");
+	else if (k == USUAL_THREADS)
+		snprintf(out, len, "videoconvert n-threads=%u", b->threads);
+	else
+		snprintf(out, len, "videoconvert");
+}
+
 static void describe(const struct bench *b, enum pipeline which, struct bench_gst_pipeline *r)
 {
 	static const char *const names[] = {
 		[DISPLAY] = "display", [ENCODE] = "encode", [CONVERT] = "convert"
 	};
-	char source[128], sink[256];
+	char caps[96], source[128], sink[256], convert[64], tail[512];
 
+	snprintf(caps, sizeof(caps), "video/x-raw,format=YUY2,width=%u,height=%u", args.size[0],
+		 args.size[1]);
 	for (int k = 0; k < PATHS; k++) {
 		if (which == DISPLAY)
 			snprintf(sink, sizeof(sink), "kmssink force-modesetting=true%s%s",
@@ -233,18 +317,29 @@ static void describe(const struct bench *b, enum pipeline which, struct bench_gs
 				 k == LLMEM ? " output-io-mode=dmabuf-import" : "");
 		else
 			snprintf(sink, sizeof(sink), "fakesink");
+		converter(b, k, convert, sizeof(convert));
+		if (k == SOURCE)
+			snprintf(tail, sizeof(tail), "fakesink");
+		else
+			snprintf(tail, sizeof(tail), "%s ! video/x-raw,format=BGRx ! %s", convert,
+				 sink);
 		if (which == CONVERT)
 			snprintf(source, sizeof(source), "videotestsrc pattern=smpte");
 		else
 			snprintf(source, sizeof(source), "v4l2src device=%s io-mode=%s", b->device,
 				 k == LLMEM ? "dmabuf-import" : "mmap");
-		for (int l = 0; l < LENGTHS; l++)
-			snprintf(r->launch[k][l], sizeof(r->launch[k][l]),
-				 "%s num-buffers=%llu ! video/x-raw,format=YUY2,width=%u,height=%u "
-				 "! %s ! video/x-raw,format=BGRx ! %s",
-				 source, l == ONE ? 1ull : (unsigned long long)args.frames,
-				 args.size[0], args.size[1],
-				 k == LLMEM ? "llmemconvert" : "videoconvert", sink);
+		for (int l = 0; l < LENGTHS; l++) {
+			unsigned long long n = l == ONE ? 1ull : (unsigned long long)args.frames;
+
+			if (which == CONVERT && args.source == FRAMES)
+				snprintf(r->launch[k][l], sizeof(r->launch[k][l]),
+					 "%s %llu %d %s %s", b->frames_program, n, FRAME_BUFFERS,
+					 caps, tail);
+			else
+				snprintf(r->launch[k][l], sizeof(r->launch[k][l]),
+					 "gst-launch-1.0 -q %s num-buffers=%llu ! %s ! %s", source,
+					 n, caps, tail);
+		}
 	}
 	r->name = names[which];
 }
@@ -280,7 +375,7 @@ static int run_path(struct bench *b, struct bench_gst_pipeline *r, int k, uint64
 		host[l] = u.cpu_s - device;
 		if (l == ONE)
 			break;
-		print_threads(r->name, bench_gst_path_names[k], round, &u);
+		print_threads(r->name, bench_gst_path_keys[k], round, &u);
 		s[FPS * BENCH_GST_MAX_ROUNDS + round] = frames / u.wall_s;
 		s[CPU_MS * BENCH_GST_MAX_ROUNDS + round] = 1e3 * u.cpu_s / frames;
 		s[DEVICE_MS * BENCH_GST_MAX_ROUNDS + round] = 1e3 * device / frames;
@@ -328,18 +423,28 @@ static int run(const struct cli_command *cmd, int argc, char **argv)
 {
 	static struct bench_gst_pipeline result[3];
 	struct bench b = { 0 };
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	int count = 0, ret;
 	struct bench_gst_report report;
 
 	ret = cli_parse(cmd, argc, argv);
 	if (ret <= 0)
 		return -ret;
+	b.threads = cores > 0 ? (unsigned int)cores : 1;
+	if (args.source_given && !(args.pipelines & CONVERT))
+		return cli_fail(
+			cmd, CLI_USAGE,
+			"--source: only the convert pipeline (--pipeline convert or all) has "
+			"a source to choose");
 	ret = setup(&b);
 	for (enum pipeline p = DISPLAY; !ret && p <= CONVERT; p <<= 1)
 		if (args.pipelines & p)
 			ret = run_pipeline(&b, p, &result[count++]);
 	report = (struct bench_gst_report){
 		.camera = b.device[0] ? b.device : NULL,
+		.source = source_choices[args.source].name,
+		.source_text = source_texts[args.source],
+		.threads = b.threads,
 		.width = args.size[0],
 		.height = args.size[1],
 		.frames = args.frames,
@@ -360,16 +465,18 @@ const struct cli_command cmd_bench_gst = {
 	.summary = "GStreamer pipelines with llmem's elements against the usual ones",
 	.description =
 		"Runs capture -> convert -> display (kmssink) and capture -> convert -> encode\n"
-		"(v4l2fwhtenc) as gst-launch-1.0 pipelines twice: with llmem's elements, where\n"
+		"(v4l2fwhtenc) as gst-launch-1.0 pipelines: with llmem's elements, where\n"
 		"v4l2src captures into llmem's frames (io-mode=dmabuf-import), llmemconvert\n"
 		"converts YUY2 to BGRx on the GPU and kmssink or the encoder imports its\n"
 		"frames; and with GStreamer's usual ones (v4l2src's MMAP buffers, videoconvert\n"
-		"on the CPU).  --pipeline convert needs no camera and no display:\n"
-		"videotestsrc's frames converted and thrown away (fakesink), by llmemconvert\n"
-		"and by videoconvert.  Each run is timed whole; prints frames per second and\n"
-		"CPU time per frame of each path, the device's share apart where the Vulkan\n"
-		"device is lavapipe, the streaming threads' share, and the ratios.  Finds the\n"
-		"plugin beside the tool in a build tree, else where GStreamer looks\n"
+		"on the CPU, as it comes and with a thread per core).  --pipeline convert needs\n"
+		"no camera and no display: frames converted and thrown away (fakesink), from a\n"
+		"source that costs nothing per frame (llmem-gst-frames: frames drawn once,\n"
+		"pushed in turn) or from videotestsrc (--source smpte).  The source also runs\n"
+		"alone.  Each run is timed whole; prints frames per second and CPU time per\n"
+		"frame of each path, the device's share apart where the Vulkan device is\n"
+		"lavapipe, the streaming threads' share, and the ratios.  Finds the plugin\n"
+		"beside the tool in a build tree, else where GStreamer looks\n"
 		"(GST_PLUGIN_PATH).",
 	.options = options,
 	.run = run,

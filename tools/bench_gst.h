@@ -32,25 +32,36 @@ enum bench_gst_length {
 	LENGTHS
 };
 
+/* llmem's element; GStreamer's usual one, as it comes and with a thread
+ * per core; and the source alone, into fakesink. */
 enum bench_gst_path {
 	LLMEM,
 	USUAL,
+	USUAL_THREADS,
+	SOURCE,
 	PATHS
 };
 
+/* As JSON names them, and the text. */
+extern const char *const bench_gst_path_keys[PATHS];
 extern const char *const bench_gst_path_names[PATHS];
 
 struct bench_gst_pipeline {
 	const char *name;
-	/* What gst-launch-1.0 is given, per path and run length. */
+	/* The command run, program and arguments separated by spaces, per
+	 * path and run length. */
 	char launch[PATHS][LENGTHS][1024];
 	double sample[PATHS][FIGURES][BENCH_GST_MAX_ROUNDS];
 	struct stat3 stat[PATHS][FIGURES];
 };
 
 struct bench_gst_report {
-	/* The camera's node; NULL where only videotestsrc ran. */
+	/* The camera's node; NULL where only the convert pipeline ran. */
 	const char *camera;
+	/* The convert pipeline's source, as --source names it, and what it is. */
+	const char *source, *source_text;
+	/* videoconvert's n-threads on the USUAL_THREADS path. */
+	unsigned int threads;
 	uint32_t width, height;
 	uint64_t frames, rounds;
 	const struct bench_gst_pipeline *pipelines;

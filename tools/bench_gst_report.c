@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: MIT
 #include <stdio.h>
+#include <string.h>
 
 #include "bench_gst.h"
 #include "cli.h"
 #include "emit.h"
 
-const char *const bench_gst_path_names[PATHS] = { "llmem", "usual" };
+const char *const bench_gst_path_keys[PATHS] = { "llmem", "usual", "usual_threads", "source" };
+const char *const bench_gst_path_names[PATHS] = { "llmem", "usual", "usual, threads", "source" };
 
 /* One a line: clang-format would lay the list out in columns. */
 static const char *const figure_keys[FIGURES] = {
@@ -28,9 +30,11 @@ static const char *const figure_names[FIGURES] = {
 	"streaming threads' user CPU ms/frame",
 };
 
-static double ratio(const struct bench_gst_pipeline *p, enum bench_gst_figure f)
+/* llmem's median over a usual path's. */
+static double ratio(const struct bench_gst_pipeline *p, enum bench_gst_path usual,
+		    enum bench_gst_figure f)
 {
-	return p->stat[LLMEM][f].median / p->stat[USUAL][f].median;
+	return p->stat[LLMEM][f].median / p->stat[usual][f].median;
 }
 
 void bench_gst_print_json(const struct bench_gst_report *r)
@@ -42,6 +46,8 @@ void bench_gst_print_json(const struct bench_gst_report *r)
 		emit_string(&e, "camera", r->camera);
 	else
 		emit_null(&e, "camera");
+	emit_string(&e, "source", r->source);
+	emit_uint(&e, "threads", r->threads);
 	emit_uint(&e, "width", r->width);
 	emit_uint(&e, "height", r->height);
 	emit_uint(&e, "frames", r->frames);
@@ -53,16 +59,24 @@ void bench_gst_print_json(const struct bench_gst_report *r)
 		emit_object(&e, NULL);
 		emit_string(&e, "name", p->name);
 		for (int k = 0; k < PATHS; k++) {
-			emit_object(&e, bench_gst_path_names[k]);
+			emit_object(&e, bench_gst_path_keys[k]);
 			emit_string(&e, "launch", p->launch[k][LONG]);
 			for (int f = 0; f < FIGURES; f++)
 				emit_stat3(&e, figure_keys[f], &p->stat[k][f], 2);
 			emit_end(&e);
 		}
-		emit_object(&e, "ratio_llmem_usual");
-		for (int f = 0; f < FIGURES; f++)
-			emit_double(&e, figure_keys[f], ratio(p, (enum bench_gst_figure)f), 4);
-		emit_end(&e);
+		for (int k = USUAL; k <= USUAL_THREADS; k++) {
+			char key[64];
+
+			snprintf(key, sizeof(key), "ratio_llmem_%s", bench_gst_path_keys[k]);
+			emit_object(&e, key);
+			for (int f = 0; f < FIGURES; f++)
+				emit_double(
+					&e, figure_keys[f],
+					ratio(p, (enum bench_gst_path)k, (enum bench_gst_figure)f),
+					4);
+			emit_end(&e);
+		}
 		emit_end(&e);
 	}
 	emit_end(&e);
@@ -72,8 +86,8 @@ void bench_gst_print_json(const struct bench_gst_report *r)
 void bench_gst_print_text(const struct bench_gst_report *r)
 {
 	printf("llmem bench gst: %s, %ux%u YUY2 to BGRx, %llu frame%s a run, %llu round%s, "
-	       "the paths' order alternating; per frame, median [min, max]\n",
-	       r->camera ? r->camera : "videotestsrc", r->width, r->height,
+	       "the paths' order rotating; per frame, median [min, max]\n",
+	       r->camera ? r->camera : "no camera", r->width, r->height,
 	       (unsigned long long)r->frames, cli_plural(r->frames), (unsigned long long)r->rounds,
 	       cli_plural(r->rounds));
 	for (int i = 0; i < r->count; i++) {
@@ -81,22 +95,32 @@ void bench_gst_print_text(const struct bench_gst_report *r)
 
 		printf("%s\n", p->name);
 		for (int k = 0; k < PATHS; k++)
-			printf("  %s: gst-launch-1.0 %s\n", bench_gst_path_names[k],
-			       p->launch[k][LONG]);
+			printf("  %s: %s\n", bench_gst_path_names[k], p->launch[k][LONG]);
 		for (int f = 0; f < FIGURES; f++) {
 			printf("  %-34s", figure_names[f]);
 			for (int k = 0; k < PATHS; k++) {
 				const struct stat3 *s = &p->stat[k][f];
 
-				printf(" %s %.2f [%.2f, %.2f]", bench_gst_path_names[k], s->median,
+				printf(" %s %.2f [%.2f, %.2f];", bench_gst_path_names[k], s->median,
 				       s->min, s->max);
 			}
-			if (p->stat[USUAL][f].median > 0)
-				printf("  llmem/usual %.2fx\n", ratio(p, (enum bench_gst_figure)f));
-			else
-				printf("  llmem/usual -\n");
+			for (int k = USUAL; k <= USUAL_THREADS; k++) {
+				if (p->stat[k][f].median > 0)
+					printf(" llmem/%s %.2fx", bench_gst_path_names[k],
+					       ratio(p, (enum bench_gst_path)k,
+						     (enum bench_gst_figure)f));
+				else
+					printf(" llmem/%s -", bench_gst_path_names[k]);
+			}
+			printf("\n");
 		}
 	}
+	for (int i = 0; i < r->count; i++)
+		if (!strcmp(r->pipelines[i].name, "convert"))
+			printf("convert's source: %s\n", r->source_text);
+	printf("source: the pipeline's source alone, into fakesink; usual, threads: videoconvert "
+	       "n-threads=%u, a thread per core;\n",
+	       r->threads);
 	printf("the device's share: the CPU time of lavapipe's threads, where the Vulkan device "
 	       "is lavapipe;\nvicodec encodes on the CPU, in the streaming threads' system time "
 	       "on both paths;\na frame past the first: the run of N frames less a run of one, "

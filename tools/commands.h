@@ -30,6 +30,8 @@ extern const struct cli_command cmd_bench_alloc;
 extern const struct cli_command cmd_bench_kernel;
 extern const struct cli_command cmd_bench_camera;
 extern const struct cli_command cmd_bench_codec;
+/* Built where libyuv is (LLMEM_TOOL_CONVERT). */
+extern const struct cli_command cmd_bench_convert;
 extern const struct cli_command cmd_bench_gst;
 extern const struct cli_command cmd_bench_transfer;
 /* Built where rdma-core's headers are (LLMEM_TOOL_RDMA). */

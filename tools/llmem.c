@@ -27,6 +27,9 @@ const struct cli_command *const cli_commands[] = {
 	&cmd_bench_kernel,
 	&cmd_bench_camera,
 	&cmd_bench_codec,
+#ifdef LLMEM_TOOL_CONVERT
+	&cmd_bench_convert,
+#endif
 	&cmd_bench_gst,
 	&cmd_bench_transfer,
 #ifdef LLMEM_TOOL_RDMA
