@@ -33,12 +33,17 @@ guint32 gst_llmem_format_fourcc(GstVideoFormat format)
 
 int gst_llmem_format_layout(const GstVideoInfo *info, struct llmem_frame_layout *layout)
 {
+	/* llmem's converters write NV12 a 32-bit word at a time (convert.h),
+	 * and GStreamer's own strides are multiples of 4 too; llmem lays the
+	 * other formats out so already. */
+	static const struct llmem_frame_constraints words = { .pitch_alignment = 4,
+							      .plane_alignment = 4 };
 	guint32 fourcc = gst_llmem_format_fourcc(GST_VIDEO_INFO_FORMAT(info));
 
 	if (!fourcc)
 		return -EINVAL;
 	return llmem_frame_layout_init(fourcc, GST_VIDEO_INFO_WIDTH(info),
-				       GST_VIDEO_INFO_HEIGHT(info), NULL, layout);
+				       GST_VIDEO_INFO_HEIGHT(info), &words, layout);
 }
 
 GstVideoMeta *gst_llmem_format_add_meta(GstBuffer *buffer, GstVideoFormat format,

@@ -21,7 +21,8 @@
 guint32 gst_llmem_format_fourcc(GstVideoFormat format);
 
 /*
- * Lays out a frame of @info as llmem does (llmem_frame_layout_init()).
+ * Lays out a frame of @info as llmem does (llmem_frame_layout_init()), its
+ * planes starting and pitched at multiples of 4 bytes.
  * Return: 0; -EINVAL for a size the format cannot have (the reason in
  * llmem_last_error()), or for a format without a fourcc, which leaves
  * llmem_last_error() alone: callers name the format themselves.

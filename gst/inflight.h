@@ -8,8 +8,9 @@
  * element's @wait.  Work finishes in submission order (one converter, one
  * llmem queue), so a frame found done means every older one is.
  *
- * Locking: every call but init and clear with @lock held.  The streaming
- * thread submits and pops; FLUSH_START discards from another thread.
+ * Locking: the calls on a queue but init and clear with its lock held.
+ * The streaming thread adds and pops; FLUSH_START discards from another
+ * thread.
  */
 #ifndef GST_LLMEM_INFLIGHT_H
 #define GST_LLMEM_INFLIGHT_H

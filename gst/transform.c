@@ -19,6 +19,7 @@
 
 #include <errno.h>
 
+#include <drm_fourcc.h>
 #include <llmem/llmem.h>
 
 #include "allocator.h"
@@ -414,6 +415,17 @@ static struct llmem_buffer *llmem_view(GstLlmemTransform *self, GstMemory *mem)
 	return buffer;
 }
 
+/*
+ * Whether the GPU can read @l where it lies: llmem's converters (and
+ * kernels reading a uint at a time) read YUYV and RGB planes a 32-bit word
+ * at a time, so those start and are pitched at multiples of 4; an NV12
+ * source may lie at any byte (convert.h).
+ */
+static gboolean word_aligned(const struct llmem_frame_layout *l)
+{
+	return l->fourcc == DRM_FORMAT_NV12 || (l->offset[0] % 4 == 0 && l->pitch[0] % 4 == 0);
+}
+
 /* The frame of @inbuf in place: one memory, or with @chroma NV12 whose
  * planes come in a memory each; FALSE when it must be copied. */
 static gboolean input_in_place(GstLlmemTransform *self, GstBuffer *inbuf,
@@ -425,6 +437,13 @@ static gboolean input_in_place(GstLlmemTransform *self, GstBuffer *inbuf,
 
 	if (!input_layout(PRIV(self), inbuf, layout, mem_of))
 		return FALSE;
+	if (!word_aligned(layout)) {
+		GST_DEBUG_OBJECT(self,
+				 "upstream's frame starts at byte %" G_GUINT64_FORMAT
+				 " with rows %u bytes apart: the GPU reads 32-bit words",
+				 layout->offset[0], layout->pitch[0]);
+		return FALSE;
+	}
 	if (n == 1) {
 		*buffer = llmem_view(self, gst_buffer_peek_memory(inbuf, 0));
 		return *buffer != NULL;
@@ -446,7 +465,8 @@ static gboolean stage(GstLlmemTransform *self, GstBuffer *inbuf, GstBuffer **sta
 
 	GST_DEBUG_OBJECT(self,
 			 "copying the frame into an llmem frame: upstream's memory (%s) is not "
-			 "an llmem frame of this element's device",
+			 "an llmem frame of this element's device, or not one the GPU can read "
+			 "in place",
 			 from ? from->mem_type : "unknown");
 	if (!gst_buffer_pool_is_active(priv->staging) &&
 	    !gst_buffer_pool_set_active(priv->staging, TRUE))

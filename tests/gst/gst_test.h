@@ -19,7 +19,7 @@
 static inline int gst_test_init(void)
 {
 	static const char *const plugins[] = { "libgstcoreelements.so", "libgstvideotestsrc.so",
-					       "libgstapp.so" };
+					       "libgstapp.so", "libgstvideoconvertscale.so" };
 
 	gst_init(NULL, NULL);
 	for (size_t i = 0; i < G_N_ELEMENTS(plugins); i++) {

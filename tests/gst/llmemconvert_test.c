@@ -3,17 +3,21 @@
  * The GStreamer plugin from the build tree: the registry finds it, its
  * pool's frames carry llmem's layout and come back as the same memories,
  * llmemconvert's output equals llmem's own conversion of the same frame
- * pixel for pixel (zero-copy from videotestsrc, copied from appsrc), and
- * every refusal ends the pipeline with an error message.
+ * pixel for pixel (zero-copy from videotestsrc, copied from appsrc), its
+ * YUV from RGB equals the CPU reference (tests/lib/yuv_ref.c) in every
+ * code and videoconvert's within its fixed point, and every refusal ends
+ * the pipeline with an error message.
  *
  * meson.build points GStreamer at build/gst alone, with a registry of the
  * build's own and no scanner process (a sanitized plugin cannot load into
  * the unsanitized gst-plugin-scanner); the few system plugins the
  * pipelines use are loaded by file.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include <drm_fourcc.h>
+#include <gst/check/gstharness.h>
 #include <gst/app/gstappsink.h>
 #include <gst/app/gstappsrc.h>
 #include <gst/gst.h>
@@ -28,6 +32,7 @@
 #include "kselftest_harness.h"
 #include "gst_test.h"
 #include "vk_test.h"
+#include "yuv_ref.h"
 
 #define WIDTH 320
 #define HEIGHT 240
@@ -309,6 +314,302 @@ TEST_F(pixels, copy_path_equals_library)
 	g_free(caps);
 }
 
+FIXTURE(to_yuv)
+{
+	GstSample *raw;
+	GstSample *out;
+	GstVideoInfo out_info;
+};
+
+FIXTURE_VARIANT(to_yuv)
+{
+	const char *in;
+	/* The caps after llmemconvert. */
+	const char *out;
+	int width, height;
+	/* What the output caps must say: the matrix (0 BT.601, 1 BT.709) and
+	 * range (1 full). */
+	int matrix, full_range;
+};
+
+/* Downstream leaves the colour open: BT.601 limited at 240 lines. */
+FIXTURE_VARIANT_ADD(to_yuv, bgrx_yuy2){
+	.in = "BGRx",
+	.out = "YUY2",
+	.width = 320,
+	.height = 240,
+};
+
+FIXTURE_VARIANT_ADD(to_yuv, rgba_nv12_bt709){
+	.in = "RGBA",
+	.out = "NV12,colorimetry=bt709",
+	.width = 320,
+	.height = 240,
+	.matrix = 1,
+};
+
+/* Full range BT.601 asked for. */
+FIXTURE_VARIANT_ADD(to_yuv, bgra_nv12_full){
+	.in = "BGRA",
+	.out = "NV12,colorimetry=1:4:0:0",
+	.width = 320,
+	.height = 240,
+	.full_range = 1,
+};
+
+/* NV12 318 pixels wide: rows of 320 bytes, the last word of each row
+ * half past the frame. */
+FIXTURE_VARIANT_ADD(to_yuv, rgbx_nv12_318){
+	.in = "RGBx",
+	.out = "NV12",
+	.width = 318,
+	.height = 240,
+};
+
+/* Downstream leaves the colour open: BT.709 limited at 720 lines. */
+FIXTURE_VARIANT_ADD(to_yuv, rgbx_yuy2_720){
+	.in = "RGBx",
+	.out = "YUY2",
+	.width = 1280,
+	.height = 720,
+	.matrix = 1,
+};
+
+/* videotestsrc's SMPTE bars in variant->in, as they are and through
+ * llmemconvert (zero copy: videotestsrc draws into its pool). */
+FIXTURE_SETUP(to_yuv)
+{
+	gchar *caps = g_strdup_printf("video/x-raw,format=%s,width=%d,height=%d", variant->in,
+				      variant->width, variant->height);
+	gchar *raw = g_strdup_printf(
+		"videotestsrc pattern=smpte num-buffers=1 ! %s ! appsink name=out", caps);
+	gchar *launch = g_strdup_printf("videotestsrc pattern=smpte num-buffers=1 ! %s ! "
+					"llmemconvert name=convert ! video/x-raw,format=%s ! "
+					"appsink name=out",
+					caps, variant->out);
+	gint64 copied = -1, messages = -1, unused;
+
+	ASSERT_EQ(gst_test_init(), 0);
+	self->raw = one_sample(_metadata, raw, &unused, &unused);
+	ASSERT_NE(self->raw, NULL);
+	self->out = one_sample(_metadata, launch, &copied, &messages);
+	ASSERT_NE(self->out, NULL);
+	EXPECT_EQ(copied, 0);
+	EXPECT_EQ(messages, 0);
+	ASSERT_TRUE(gst_video_info_from_caps(&self->out_info, gst_sample_get_caps(self->out)));
+	g_free(launch);
+	g_free(raw);
+	g_free(caps);
+}
+
+FIXTURE_TEARDOWN(to_yuv)
+{
+	if (self->out)
+		gst_sample_unref(self->out);
+	if (self->raw)
+		gst_sample_unref(self->raw);
+	EXPECT_EQ(gst_test_end(), 0);
+}
+
+/* A YUY2 or NV12 frame's codes: luma per pixel, chroma per sample. */
+struct yuv_codes {
+	uint32_t width, height, chroma_width, chroma_height;
+	uint8_t *y, *cb, *cr;
+};
+
+static int read_yuv(GstSample *sample, const GstVideoInfo *info, struct yuv_codes *c)
+{
+	gboolean nv12 = GST_VIDEO_INFO_FORMAT(info) == GST_VIDEO_FORMAT_NV12;
+	GstVideoFrame f;
+
+	c->width = GST_VIDEO_INFO_WIDTH(info);
+	c->height = GST_VIDEO_INFO_HEIGHT(info);
+	c->chroma_width = (c->width + 1) / 2;
+	c->chroma_height = nv12 ? (c->height + 1) / 2 : c->height;
+	if (!gst_video_frame_map(&f, info, gst_sample_get_buffer(sample), GST_MAP_READ))
+		return -1;
+	c->y = g_malloc((size_t)c->width * c->height);
+	c->cb = g_malloc((size_t)c->chroma_width * c->chroma_height);
+	c->cr = g_malloc((size_t)c->chroma_width * c->chroma_height);
+	for (uint32_t row = 0; row < c->height; row++) {
+		const uint8_t *p = (const uint8_t *)GST_VIDEO_FRAME_PLANE_DATA(&f, 0) +
+				   (size_t)row * GST_VIDEO_FRAME_PLANE_STRIDE(&f, 0);
+
+		for (uint32_t x = 0; x < c->width; x++)
+			c->y[(size_t)row * c->width + x] = nv12 ? p[x] : p[2 * x];
+		if (nv12)
+			continue;
+		for (uint32_t k = 0; k < c->chroma_width; k++) {
+			c->cb[(size_t)row * c->chroma_width + k] = p[4 * k + 1];
+			c->cr[(size_t)row * c->chroma_width + k] = p[4 * k + 3];
+		}
+	}
+	for (uint32_t row = 0; nv12 && row < c->chroma_height; row++) {
+		const uint8_t *p = (const uint8_t *)GST_VIDEO_FRAME_PLANE_DATA(&f, 1) +
+				   (size_t)row * GST_VIDEO_FRAME_PLANE_STRIDE(&f, 1);
+
+		for (uint32_t k = 0; k < c->chroma_width; k++) {
+			c->cb[(size_t)row * c->chroma_width + k] = p[2 * k];
+			c->cr[(size_t)row * c->chroma_width + k] = p[2 * k + 1];
+		}
+	}
+	gst_video_frame_unmap(&f);
+	return 0;
+}
+
+static void free_yuv(struct yuv_codes *c)
+{
+	g_free(c->y);
+	g_free(c->cb);
+	g_free(c->cr);
+}
+
+/* The RGB frame of @raw: its bytes, pitch, and whether B comes first. */
+static const uint8_t *rgb_of(GstSample *raw, GstMapInfo *map, uint32_t *pitch, int *bgra)
+{
+	GstVideoInfo info;
+	GstVideoFormat format;
+
+	if (!gst_video_info_from_caps(&info, gst_sample_get_caps(raw)) ||
+	    !gst_buffer_map(gst_sample_get_buffer(raw), map, GST_MAP_READ))
+		return NULL;
+	format = GST_VIDEO_INFO_FORMAT(&info);
+	*bgra = format == GST_VIDEO_FORMAT_BGRx || format == GST_VIDEO_FORMAT_BGRA;
+	*pitch = GST_VIDEO_INFO_PLANE_STRIDE(&info, 0);
+	return map->data + GST_VIDEO_INFO_PLANE_OFFSET(&info, 0);
+}
+
+/* The output caps say the colour asked for (or the default for the
+ * height) and llmem's chroma siting, and every luma and chroma code is the
+ * CPU reference's of the same RGB frame (its rounding, or either side of a
+ * half). */
+TEST_F(to_yuv, equals_reference)
+{
+	const GstStructure *s = gst_caps_get_structure(gst_sample_get_caps(self->out), 0);
+	gboolean nv12 = GST_VIDEO_INFO_FORMAT(&self->out_info) == GST_VIDEO_FORMAT_NV12;
+	struct yuv_codes got;
+	double *y, *cb, *cr;
+	GstMapInfo map;
+	uint32_t pitch;
+	int bgra, differ = 0;
+	const uint8_t *rgb;
+
+	EXPECT_EQ(self->out_info.colorimetry.matrix,
+		  variant->matrix ? GST_VIDEO_COLOR_MATRIX_BT709 : GST_VIDEO_COLOR_MATRIX_BT601);
+	EXPECT_EQ(self->out_info.colorimetry.range,
+		  variant->full_range ? GST_VIDEO_COLOR_RANGE_0_255 : GST_VIDEO_COLOR_RANGE_16_235);
+	EXPECT_STREQ(gst_structure_get_string(s, "chroma-site"), "jpeg");
+	ASSERT_EQ(read_yuv(self->out, &self->out_info, &got), 0);
+	rgb = rgb_of(self->raw, &map, &pitch, &bgra);
+	ASSERT_NE(rgb, NULL);
+	y = g_new(double, (size_t)got.width *got.height);
+	cb = g_new(double, (size_t)got.chroma_width *got.chroma_height);
+	cr = g_new(double, (size_t)got.chroma_width *got.chroma_height);
+	ref_rgba_to_yuv(rgb, pitch, bgra, got.width, got.height, variant->matrix,
+			variant->full_range, 2, nv12 ? 2 : 1, y, cb, cr);
+	gst_buffer_unmap(gst_sample_get_buffer(self->raw), &map);
+	for (size_t i = 0; i < (size_t)got.width * got.height; i++)
+		if (!ref_code_matches(got.y[i], y[i]) && differ++ == 0)
+			TH_LOG("luma %zu: %u, the reference %.4f", i, got.y[i], y[i]);
+	for (size_t i = 0; i < (size_t)got.chroma_width * got.chroma_height; i++)
+		if ((!ref_code_matches(got.cb[i], cb[i]) || !ref_code_matches(got.cr[i], cr[i])) &&
+		    differ++ == 0)
+			TH_LOG("chroma %zu: %u %u, the reference %.4f %.4f", i, got.cb[i],
+			       got.cr[i], cb[i], cr[i]);
+	EXPECT_EQ(differ, 0);
+	g_free(y);
+	g_free(cb);
+	g_free(cr);
+	free_yuv(&got);
+}
+
+/*
+ * videoconvert's YUV of the same frame, with the colorimetry llmemconvert
+ * chose and no chroma resampling or dither (chroma-mode=none takes one
+ * pixel's chroma where llmem takes the mean of those a sample covers), is
+ * within VIDEOCONVERT_TOLERANCE of llmem's in every luma code, and in
+ * every chroma code whose pixels have one colour (there the siting cannot
+ * matter).  The tolerance is videoconvert's: its RGB to YUV matrix is 8-bit
+ * fixed point, and on these frames its own codes are up to 1 off the exact
+ * ones (BT.601, luma) and 2 (BT.709 chroma), which the log shows, while
+ * llmem's are the exact ones (equals_reference).
+ */
+#define VIDEOCONVERT_TOLERANCE 2
+TEST_F(to_yuv, near_videoconvert)
+{
+	gboolean nv12 = GST_VIDEO_INFO_FORMAT(&self->out_info) == GST_VIDEO_FORMAT_NV12;
+	gchar *colorimetry = gst_video_colorimetry_to_string(&self->out_info.colorimetry);
+	gchar *launch = g_strdup_printf(
+		"videotestsrc pattern=smpte num-buffers=1 ! "
+		"video/x-raw,format=%s,width=%d,height=%d ! videoconvert chroma-mode=none "
+		"dither=none ! video/x-raw,format=%s,colorimetry=%s ! appsink name=out",
+		variant->in, variant->width, variant->height,
+		gst_video_format_to_string(GST_VIDEO_INFO_FORMAT(&self->out_info)), colorimetry);
+	struct yuv_codes got, peer;
+	GstVideoInfo peer_info;
+	GstSample *sample;
+	GstMapInfo map;
+	uint32_t pitch;
+	int bgra, worst_y = 0, worst_c = 0, peer_off = 0;
+	guint compared = 0;
+	gint64 unused;
+	const uint8_t *rgb;
+	double *y, *cb, *cr;
+
+	sample = one_sample(_metadata, launch, &unused, &unused);
+	ASSERT_NE(sample, NULL);
+	ASSERT_TRUE(gst_video_info_from_caps(&peer_info, gst_sample_get_caps(sample)));
+	ASSERT_EQ(read_yuv(sample, &peer_info, &peer), 0);
+	ASSERT_EQ(read_yuv(self->out, &self->out_info, &got), 0);
+	rgb = rgb_of(self->raw, &map, &pitch, &bgra);
+	ASSERT_NE(rgb, NULL);
+	y = g_new(double, (size_t)got.width *got.height);
+	cb = g_new(double, (size_t)got.chroma_width *got.chroma_height);
+	cr = g_new(double, (size_t)got.chroma_width *got.chroma_height);
+	ref_rgba_to_yuv(rgb, pitch, bgra, got.width, got.height, variant->matrix,
+			variant->full_range, 2, nv12 ? 2 : 1, y, cb, cr);
+	for (size_t i = 0; i < (size_t)got.width * got.height; i++) {
+		worst_y = MAX(worst_y, abs(got.y[i] - peer.y[i]));
+		peer_off = MAX(peer_off, abs(peer.y[i] - ref_code_byte(y[i])));
+	}
+	for (uint32_t r = 0; r < got.chroma_height; r++)
+		for (uint32_t k = 0; k < got.chroma_width; k++) {
+			size_t i = (size_t)r * got.chroma_width + k;
+			uint32_t rows = nv12 ? 2 : 1;
+			gboolean one_colour = TRUE;
+
+			for (uint32_t dy = 0; dy < rows; dy++)
+				for (uint32_t dx = 0; dx < 2; dx++)
+					one_colour &= !memcmp(
+						rgb + (size_t)(r * rows + dy) * pitch +
+							(2 * k + dx) * 4,
+						rgb + (size_t)r * rows * pitch + 2 * k * 4, 3);
+			if (!one_colour)
+				continue;
+			compared++;
+			worst_c = MAX(worst_c, MAX(abs(got.cb[i] - peer.cb[i]),
+						   abs(got.cr[i] - peer.cr[i])));
+			peer_off = MAX(peer_off, MAX(abs(peer.cb[i] - ref_code_byte(cb[i])),
+						     abs(peer.cr[i] - ref_code_byte(cr[i]))));
+		}
+	gst_buffer_unmap(gst_sample_get_buffer(self->raw), &map);
+	TH_LOG("%s: llmem and videoconvert differ by %d in luma, %d in chroma (%u of %u samples); "
+	       "videoconvert and the exact codes by %d",
+	       colorimetry, worst_y, worst_c, compared, got.chroma_width * got.chroma_height,
+	       peer_off);
+	EXPECT_LE(worst_y, VIDEOCONVERT_TOLERANCE);
+	EXPECT_LE(worst_c, VIDEOCONVERT_TOLERANCE);
+	EXPECT_GT(compared, got.chroma_width * got.chroma_height / 2);
+	g_free(y);
+	g_free(cb);
+	g_free(cr);
+	free_yuv(&peer);
+	free_yuv(&got);
+	gst_sample_unref(sample);
+	g_free(launch);
+	g_free(colorimetry);
+}
+
 /* The pool llmemconvert proposes upstream: frames with llmem's offsets and
  * pitches in their GstVideoMeta, the same GstMemory objects after a
  * release, no page left once the pool is gone, and formats llmem has no
@@ -343,7 +644,14 @@ TEST(pool_layout_and_recycling)
 	EXPECT_TRUE(gst_query_find_allocation_meta(query, GST_VIDEO_META_API_TYPE, NULL));
 	gst_query_parse_nth_allocation_pool(query, 0, &pool, &size, NULL, NULL);
 	ASSERT_NE(pool, NULL);
-	ASSERT_EQ(llmem_frame_layout_init(DRM_FORMAT_NV12, 318, 240, NULL, &l), 0);
+	/* Planes at multiples of 4 bytes, what llmem's converters write NV12
+	 * at: rows of 320 bytes for 318 pixels. */
+	ASSERT_EQ(llmem_frame_layout_init(DRM_FORMAT_NV12, 318, 240,
+					  &(struct llmem_frame_constraints){ .pitch_alignment = 4,
+									     .plane_alignment = 4 },
+					  &l),
+		  0);
+	EXPECT_EQ(l.pitch[0], 320);
 	EXPECT_EQ(size, l.size);
 
 	config = gst_buffer_pool_get_config(pool);
@@ -408,9 +716,74 @@ TEST(pool_layout_and_recycling)
 	EXPECT_EQ(gst_test_end(), 0);
 }
 
+/* A BGRx frame of llmem's whose rows lie 1274 bytes apart, not a multiple
+ * of 4 (the converters read 32-bit words), is copied into an llmem frame
+ * and converted, not refused. */
+TEST(unaligned_frame_copied)
+{
+	GstCaps *pool_caps;
+	GstQuery *query;
+	GstBufferPool *pool = NULL;
+	GstStructure *config;
+	GstElement *element;
+	GstHarness *h;
+	GstBuffer *buf, *out;
+	GstMapInfo map;
+	guint64 copied = 0;
+	gint64 messages = -1;
+	guint size;
+
+	ASSERT_EQ(gst_test_init(), 0);
+	pool_caps =
+		gst_caps_from_string("video/x-raw,format=BGRx,width=318,height=240,framerate=30/1");
+	query = gst_query_new_allocation(pool_caps, TRUE);
+	element = gst_element_factory_make("llmemconvert", NULL);
+	ASSERT_NE(element, NULL);
+	h = gst_harness_new_with_element(element, "sink", "src");
+	gst_harness_set_sink_caps_str(h, "video/x-raw,format=YUY2");
+	/* Two rows fewer than the pool's frames: room for the wider rows. */
+	gst_harness_set_src_caps_str(h,
+				     "video/x-raw,format=BGRx,width=318,height=238,framerate=30/1");
+	ASSERT_TRUE(gst_pad_peer_query(h->srcpad, query));
+	ASSERT_GT(gst_query_get_n_allocation_pools(query), 0);
+	gst_query_parse_nth_allocation_pool(query, 0, &pool, &size, NULL, NULL);
+	ASSERT_NE(pool, NULL);
+	config = gst_buffer_pool_get_config(pool);
+	gst_buffer_pool_config_set_params(config, pool_caps, size, 1, 1);
+	ASSERT_TRUE(gst_buffer_pool_set_config(pool, config));
+	ASSERT_TRUE(gst_buffer_pool_set_active(pool, TRUE));
+	ASSERT_EQ(gst_buffer_pool_acquire_buffer(pool, &buf, NULL), GST_FLOW_OK);
+	ASSERT_TRUE(gst_buffer_map(buf, &map, GST_MAP_WRITE));
+	memset(map.data, 0x80, map.size);
+	gst_buffer_unmap(buf, &map);
+	gst_buffer_get_video_meta(buf)->stride[0] = 1274;
+	ASSERT_EQ(gst_harness_push(h, buf), GST_FLOW_OK);
+	ASSERT_TRUE(gst_harness_push_event(h, gst_event_new_eos()));
+	out = gst_harness_try_pull(h);
+	ASSERT_NE(out, NULL);
+	g_object_get(element, "frames-copied", &copied, "validation-messages", &messages, NULL);
+	EXPECT_EQ(copied, 1);
+	EXPECT_EQ(messages, 0);
+	/* Grey: Y U Y V with U and V at 128. */
+	ASSERT_TRUE(gst_buffer_map(out, &map, GST_MAP_READ));
+	EXPECT_EQ(map.data[0], map.data[2]);
+	EXPECT_EQ(map.data[1], 128);
+	EXPECT_EQ(map.data[3], 128);
+	gst_buffer_unmap(out, &map);
+	gst_buffer_unref(out);
+	gst_object_unref(element);
+	gst_harness_teardown(h);
+	gst_buffer_pool_set_active(pool, FALSE);
+	gst_object_unref(pool);
+	gst_query_unref(query);
+	gst_caps_unref(pool_caps);
+	EXPECT_EQ(gst_test_end(), 0);
+}
+
 /* Caps llmemconvert cannot do end the pipeline with an error message:
  * a width YUYV cannot have (llmem's reason in it), a format it does not
- * take, a size change, YUV out; a device that is not there. */
+ * take, a size change, YUV out of YUV, RGB out of RGB, YUV of a matrix
+ * llmem does not write; a device that is not there. */
 TEST(refusals)
 {
 	ASSERT_EQ(gst_test_init(), 0);
@@ -431,6 +804,18 @@ TEST(refusals)
 		     "videotestsrc num-buffers=1 ! video/x-raw,format=YUY2 ! "
 		     "llmemconvert name=convert",
 		     "convert", GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION, "to video/x-raw");
+	/* RGB in, RGB out: no conversion of llmem's. */
+	expect_error(_metadata,
+		     "appsrc name=src caps=video/x-raw,format=BGRx,width=320,height=240,"
+		     "framerate=30/1 ! llmemconvert ! video/x-raw,format=RGBA ! fakesink",
+		     "src", GST_STREAM_ERROR, GST_STREAM_ERROR_FAILED, "not-negotiated");
+	/* YUV of a matrix llmem does not write. */
+	expect_error(_metadata,
+		     "videotestsrc num-buffers=1 ! video/x-raw,format=BGRx ! "
+		     "llmemconvert name=convert ! video/x-raw,format=NV12,colorimetry=bt2020 ! "
+		     "fakesink",
+		     "convert", GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,
+		     "colorimetry=(string)bt2020");
 	expect_error(_metadata,
 		     "videotestsrc num-buffers=1 ! video/x-raw,format=YUY2 ! "
 		     "llmemconvert name=convert device=no-such-device ! fakesink",
