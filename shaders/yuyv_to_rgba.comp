@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 //
-// YUYV (4:2:2 packed, Y0 Cb Y1 Cr) to RGBA8, one invocation per pixel pair.
+// YUYV (4:2:2 packed, Y0 Cb Y1 Cr) to RGBA8, one invocation per pixel: the two
+// of a pair read the same word, and a subgroup writes whole lines of RGBA.
 #version 450
 #extension GL_GOOGLE_include_directive : require
 
@@ -14,19 +15,17 @@ layout(std430, set = 0, binding = 1) writeonly buffer Dst { uint dst[]; };
 
 void main()
 {
-	uint pair = gl_GlobalInvocationID.x;
+	uint x = gl_GlobalInvocationID.x;
 	uint row = gl_GlobalInvocationID.y;
 
-	if (pair * 2u >= p.width || row >= p.height)
+	if (x >= p.width || row >= p.height)
 		return;
 
-	uint word = src[(p.yuv_offset[0] + row * p.yuv_pitch[0]) / 4u + pair];
-	float y0 = float(word & 0xffu);
+	uint word = src[(p.yuv_offset[0] + row * p.yuv_pitch[0]) / 4u + x / 2u];
+	float y = float((word >> ((x & 1u) * 16u)) & 0xffu);
 	float u = float((word >> 8) & 0xffu);
-	float y1 = float((word >> 16) & 0xffu);
 	float v = float(word >> 24);
-	uint out_index = (p.rgb_offset + row * p.rgb_pitch) / 4u + pair * 2u;
 
-	dst[out_index] = pack_pixel(yuv_to_rgb(y0, u, v, p.matrix, p.full_range), p.rgb_bgra);
-	dst[out_index + 1u] = pack_pixel(yuv_to_rgb(y1, u, v, p.matrix, p.full_range), p.rgb_bgra);
+	dst[(p.rgb_offset + row * p.rgb_pitch) / 4u + x] =
+		pack_pixel(yuv_to_rgb(y, u, v, p.matrix, p.full_range), p.rgb_bgra);
 }
