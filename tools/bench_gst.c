@@ -361,7 +361,7 @@ static void print_threads(const char *pipeline, const char *path, uint64_t round
  * one. */
 static int run_path(struct bench *b, struct bench_gst_pipeline *r, int k, uint64_t round)
 {
-	double frames = (double)args.frames, host[LENGTHS];
+	double frames = (double)args.frames, host[LENGTHS], wall[LENGTHS];
 	double *s = r->sample[k][0];
 	struct launch_usage u;
 
@@ -373,6 +373,7 @@ static int run_path(struct bench *b, struct bench_gst_pipeline *r, int k, uint64
 			return ret;
 		device = launch_threads_cpu(&u, is_device_thread, false);
 		host[l] = u.cpu_s - device;
+		wall[l] = u.wall_s;
 		if (l == ONE)
 			break;
 		print_threads(r->name, bench_gst_path_keys[k], round, &u);
@@ -385,6 +386,10 @@ static int run_path(struct bench *b, struct bench_gst_pipeline *r, int k, uint64
 		s[STREAM_USER_MS * BENCH_GST_MAX_ROUNDS + round] =
 			1e3 * launch_threads_cpu(&u, is_streaming_thread, true) / frames;
 	}
+	/* The rate a stream keeps once running: a pipeline's set-up (a Vulkan
+	 * device, a thread pool) costs a run of a few hundred frames as much as
+	 * the frames. */
+	s[FPS_MARGINAL * BENCH_GST_MAX_ROUNDS + round] = (frames - 1) / (wall[LONG] - wall[ONE]);
 	s[HOST_MARGINAL_MS * BENCH_GST_MAX_ROUNDS + round] =
 		1e3 * (host[LONG] - host[ONE]) / (frames - 1);
 	return 0;

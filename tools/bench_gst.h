@@ -15,6 +15,7 @@
 
 enum bench_gst_figure {
 	FPS,
+	FPS_MARGINAL,
 	CPU_MS,
 	DEVICE_MS,
 	HOST_MS,
