@@ -158,11 +158,9 @@ static int state_coded(int fd, const struct llmem_v4l2_queue_info *q, uint32_t p
 static void state_crop(int fd, uint32_t output, const uint32_t *pixelformats,
 		       struct llmem_participant *p)
 {
-	struct v4l2_selection sel = {
-		.type = output ? V4L2_BUF_TYPE_VIDEO_OUTPUT : V4L2_BUF_TYPE_VIDEO_CAPTURE,
-		.target = output ? V4L2_SEL_TGT_CROP : V4L2_SEL_TGT_COMPOSE,
-	};
-	bool selects = !llmem_v4l2_xioctl(fd, VIDIOC_G_SELECTION, &sel);
+	struct v4l2_rect r;
+	bool selects = !llmem_v4l2_get_picture(
+		fd, output ? V4L2_BUF_TYPE_VIDEO_OUTPUT : V4L2_BUF_TYPE_VIDEO_CAPTURE, &r);
 
 	if (output && !selects) {
 		p->constraints.flags |=
