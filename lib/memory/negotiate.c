@@ -24,8 +24,8 @@ static const uint32_t default_order[] = { DRM_FORMAT_YUYV, DRM_FORMAT_NV12, DRM_
 					  DRM_FORMAT_ARGB8888, DRM_FORMAT_ABGR8888 };
 static const uint64_t linear_only[] = { DRM_FORMAT_MOD_LINEAR };
 
-/* The merged constraints, and per field the participant that set it
- * (-1: none, or the format's own demand). */
+/* The merged constraints, and per field the participant that set it;
+ * flags_by, the side alignments' and coded_by are -1 while none did. */
 struct merged {
 	struct llmem_constraints c;
 	int pitch_by, pitch_align_by, plane_align_by, size_align_by, min_size_by, max_size_by;

@@ -110,9 +110,13 @@ static int set_formats(struct llmem_encoder *e, const struct llmem_encoder_creat
 		raw.width = ci->coded_width;
 		raw.height = ci->coded_height;
 	}
-	ret = llmem_codec_set_format(e->codec, LLMEM_CODEC_CAPTURE, &coded, &e->info.coded);
+	/* The OUTPUT format sets the bitstream buffers' size (coded frames
+	 * larger than the picture need more): CAPTURE's is read again. */
+	ret = llmem_codec_set_format(e->codec, LLMEM_CODEC_CAPTURE, &coded, NULL);
 	if (!ret)
 		ret = llmem_codec_set_format(e->codec, LLMEM_CODEC_OUTPUT, &raw, &e->info.raw);
+	if (!ret)
+		ret = llmem_codec_get_format(e->codec, LLMEM_CODEC_CAPTURE, &e->info.coded);
 	if (ret)
 		return ret;
 	if ((ci->coded_width && (got->width != raw.width || got->height != raw.height)) ||
