@@ -661,7 +661,7 @@ static PyObject *encoder_info(struct pyl_encoder *self, PyObject *unused)
 	if (!self->e)
 		return pyl_closed("encoder");
 	return Py_BuildValue(
-		"{s:s,s:s,s:I,s:I,s:I,s:I,s:(IIII),s:(IIII),s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}",
+		"{s:s,s:s,s:I,s:I,s:I,s:I,s:I,s:I,s:(IIII),s:(IIII),s:I,s:I,s:I,s:I,s:I,s:I}",
 		"device", i->device, "driver", i->driver, "fourcc", i->raw.fourcc, "width",
 		i->picture.width, "height", i->picture.height, "coded_width", i->raw.width,
 		"coded_height", i->raw.height, "num_planes", i->raw.num_planes, "sizeimage",
