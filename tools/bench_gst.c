@@ -161,6 +161,19 @@ static int is_streaming_thread(const struct launch_thread *t, const struct launc
 	return !is_device_thread(t, u) && (strchr(t->name, ':') || !strncmp(t->name, "pool-", 5));
 }
 
+/* The folder the tool runs from, in @dir; FALSE where /proc cannot say. */
+static bool tool_dir(char *dir, size_t len)
+{
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	if (n <= 0)
+		return false;
+	exe[n] = '\0';
+	snprintf(dir, len, "%s", dirname(exe));
+	return true;
+}
+
 /*
  * From the build tree, the plugin lies beside the tool's folder
  * (build/tools/llmem, build/gst/libgstllmem.so); installed, GStreamer finds
@@ -168,16 +181,11 @@ static int is_streaming_thread(const struct launch_thread *t, const struct launc
  */
 static void find_plugin(void)
 {
-	char exe[PATH_MAX], dir[PATH_MAX + 8], lib[PATH_MAX + 32];
-	ssize_t n;
+	char tools[PATH_MAX], dir[PATH_MAX + 8], lib[PATH_MAX + 32];
 
-	if (getenv("GST_PLUGIN_PATH"))
+	if (getenv("GST_PLUGIN_PATH") || !tool_dir(tools, sizeof(tools)))
 		return;
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n <= 0)
-		return;
-	exe[n] = '\0';
-	snprintf(dir, sizeof(dir), "%s/../gst", dirname(exe));
+	snprintf(dir, sizeof(dir), "%s/../gst", tools);
 	snprintf(lib, sizeof(lib), "%s/libgstllmem.so", dir);
 	if (!access(lib, R_OK))
 		setenv("GST_PLUGIN_PATH", dir, 1);
@@ -187,13 +195,11 @@ static void find_plugin(void)
  * installed. */
 static int find_frames_program(struct bench *b)
 {
-	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	char tools[PATH_MAX];
 
-	if (n > 0) {
-		exe[n] = '\0';
+	if (tool_dir(tools, sizeof(tools))) {
 		snprintf(b->frames_program, sizeof(b->frames_program), "%s/llmem-gst-frames",
-			 dirname(exe));
+			 tools);
 		if (!access(b->frames_program, X_OK))
 			return 0;
 	}

@@ -9,27 +9,26 @@
 const char *const bench_gst_path_keys[PATHS] = { "llmem", "usual", "usual_threads", "source" };
 const char *const bench_gst_path_names[PATHS] = { "llmem", "usual", "usual, threads", "source" };
 
-/* One a line: clang-format would lay the list out in columns. */
 static const char *const figure_keys[FIGURES] = {
-	"frames_per_s",
-	"frames_per_s_past_first",
-	"cpu_ms_per_frame",
-	"device_ms_per_frame",
-	"host_ms_per_frame",
-	"host_ms_per_more_frame",
-	"streaming_ms_per_frame",
-	"streaming_user_ms_per_frame",
+	[FPS] = "frames_per_s",
+	[FPS_MARGINAL] = "frames_per_s_past_first",
+	[CPU_MS] = "cpu_ms_per_frame",
+	[DEVICE_MS] = "device_ms_per_frame",
+	[HOST_MS] = "host_ms_per_frame",
+	[HOST_MARGINAL_MS] = "host_ms_per_more_frame",
+	[STREAM_MS] = "streaming_ms_per_frame",
+	[STREAM_USER_MS] = "streaming_user_ms_per_frame",
 };
 
 static const char *const figure_names[FIGURES] = {
-	"frames/s",
-	"frames/s past the 1st",
-	"CPU ms/frame, all",
-	"device threads' CPU ms/frame",
-	"host CPU ms/frame (all - device)",
-	"host CPU ms per frame past the 1st",
-	"streaming threads' CPU ms/frame",
-	"streaming threads' user CPU ms/frame",
+	[FPS] = "frames/s",
+	[FPS_MARGINAL] = "frames/s past the 1st",
+	[CPU_MS] = "CPU ms/frame, all",
+	[DEVICE_MS] = "device threads' CPU ms/frame",
+	[HOST_MS] = "host CPU ms/frame (all - device)",
+	[HOST_MARGINAL_MS] = "host CPU ms per frame past the 1st",
+	[STREAM_MS] = "streaming threads' CPU ms/frame",
+	[STREAM_USER_MS] = "streaming threads' user CPU ms/frame",
 };
 
 /* llmem's median over a usual path's. */

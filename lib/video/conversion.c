@@ -186,7 +186,7 @@ int llmem_conversion_plan(const struct llmem_frame_layout *s, const struct llmem
 	 * words of neighbouring invocations lie side by side, so that a
 	 * subgroup's stores fill whole lines: a GPU writing host memory over
 	 * PCIe with every other word of a line (a YUYV pair's two RGBA words
-	 * per invocation) ran 13 times slower on an H100 than with a word
+	 * per invocation) ran 12 times slower on an H100 than with a word
 	 * each.  A YUYV output's word is a pair; an NV12 output's invocation
 	 * owns a word of two Y rows and one of the CbCr row.
 	 */
