@@ -192,8 +192,10 @@ static int open_encoder(struct bench *b, bool copy, struct llmem_encoder **out)
 {
 	struct llmem_encoder_create_info eci = {
 		.device = args.encoder,
-		.width = b->info.format.width,
-		.height = b->info.format.height,
+		.width = b->info.layout.width,
+		.height = b->info.layout.height,
+		.coded_width = b->info.layout.coded_width,
+		.coded_height = b->info.layout.coded_height,
 		.pitch = b->info.format.bytesperline,
 		.frames = b->frames,
 		.flags = copy ? LLMEM_ENCODER_COPY : 0,

@@ -233,8 +233,10 @@ static void print_summary(FILE *f, const void *run)
 	emit_string(&e, "encoder_driver", r->enc_info.driver);
 	emit_fourcc(&e, "format", raw->fourcc);
 	emit_string(&e, "codec", "FWHT");
-	emit_uint(&e, "width", raw->width);
-	emit_uint(&e, "height", raw->height);
+	emit_uint(&e, "width", r->enc_info.picture.width);
+	emit_uint(&e, "height", r->enc_info.picture.height);
+	emit_uint(&e, "coded_width", raw->width);
+	emit_uint(&e, "coded_height", raw->height);
 	emit_string(&e, "backend",
 		    llmem_backend_name(r->src.cam ? r->src.info.backend : r->enc_info.backend));
 	emit_string(&e, "process", args.process == PROCESS_MIRROR ? "mirror" : "none");
@@ -265,6 +267,8 @@ static int open_encoder(struct encode_run *r)
 		.width = args.size[0],
 		.height = args.size[1],
 		.pitch = r->src.cam ? r->src.info.format.bytesperline : 0,
+		.coded_width = r->src.cam ? r->src.layout.coded_width : 0,
+		.coded_height = r->src.cam ? r->src.layout.coded_height : 0,
 		.frames = r->src.cam ? r->src.info.buffers : 0,
 		.backend = args.backend,
 	};
@@ -305,7 +309,7 @@ static int encode(struct encode_run *r)
 	if (!ret)
 		ret = open_encoder(r);
 	if (!ret && args.stream_from) {
-		ret = encode_source_file(&r->src, args.stream_from, &r->enc_info.raw);
+		ret = encode_source_file(&r->src, args.stream_from, &r->enc_info);
 		if (!args.frames_given || args.frames > r->src.frames)
 			args.frames = r->src.frames;
 	}
@@ -353,8 +357,8 @@ static int run(const struct cli_command *cmd, int argc, char **argv)
 	else if (!ret && !args.quiet)
 		printf("llmem encode: %u frame%s %ux%u %.4s from %s (%s) encoded by %s (%s) to "
 		       "%llu bytes of FWHT in %.2f s, %llu bytes copied%s%s\n",
-		       r.frames, cli_plural(r.frames), r.enc_info.raw.width, r.enc_info.raw.height,
-		       (const char *)&r.enc_info.raw.fourcc,
+		       r.frames, cli_plural(r.frames), r.enc_info.picture.width,
+		       r.enc_info.picture.height, (const char *)&r.enc_info.raw.fourcc,
 		       r.src.cam ? r.src.info.device : args.stream_from,
 		       r.src.cam ? r.src.info.driver : "raw frames", r.enc_info.device,
 		       r.enc_info.driver, (unsigned long long)r.files.bitstream_bytes, r.seconds,

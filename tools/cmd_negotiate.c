@@ -50,7 +50,9 @@ static const struct cli_option options[] = {
 	CLI_OPTION_FORMAT(&args.format, negotiate_formats, &args.format_given,
 			  "the one format to negotiate (default: the first in this order that "
 			  "all take)"),
-	CLI_OPTION_SIZE(args.size, 2, 16384, NULL, "frame size in pixels (default 640x480)"),
+	CLI_OPTION_SIZE(args.size, 2, 16384, NULL,
+			"the picture's size in pixels (default 640x480); the frame may be coded "
+			"larger"),
 	{ .name = "usage",
 	  .short_name = 'u',
 	  .type = CLI_CHOICE,
@@ -185,6 +187,15 @@ static void emit_participant(struct emit *e, const struct llmem_participant *p)
 		emit_string(e, "source", source_name(p->formats[i].source));
 		emit_constraint(e, c, "pitch", p->formats[i].pitch, LLMEM_C_PITCH);
 		emit_constraint(e, c, "min_size", p->formats[i].min_size, LLMEM_C_MIN_SIZE);
+		emit_constraint(e, c, "coded_width", p->formats[i].coded_width, LLMEM_C_CODED_SIZE);
+		emit_constraint(e, c, "coded_height", p->formats[i].coded_height,
+				LLMEM_C_CODED_SIZE);
+		emit_constraint(e, c, "column_alignment", p->formats[i].column_alignment,
+				LLMEM_C_COLUMN_ALIGNMENT);
+		emit_constraint(e, c, "row_alignment", p->formats[i].row_alignment,
+				LLMEM_C_ROW_ALIGNMENT);
+		if (p->formats[i].flags & LLMEM_CONSTRAINT_NO_CROP_HEIGHT)
+			emit_bool(e, "no_crop_height", true);
 		emit_array(e, "modifiers");
 		for (uint32_t k = 0; k < p->formats[i].num_modifiers; k++)
 			emit_uint(e, NULL, p->formats[i].modifiers[k]);
@@ -203,8 +214,12 @@ static void emit_participant(struct emit *e, const struct llmem_participant *p)
 	emit_constraint(e, c, "max_height", c->max_height, LLMEM_C_HEIGHT);
 	emit_constraint(e, c, "max_pitch", c->max_pitch, LLMEM_C_MAX_PITCH);
 	emit_constraint(e, c, "min_buffers", c->min_buffers, LLMEM_C_BUFFERS);
+	emit_constraint(e, c, "column_alignment", c->column_alignment, LLMEM_C_COLUMN_ALIGNMENT);
+	emit_constraint(e, c, "row_alignment", c->row_alignment, LLMEM_C_ROW_ALIGNMENT);
 	emit_bool(e, "contiguous", c->flags & LLMEM_CONSTRAINT_CONTIGUOUS);
 	emit_bool(e, "plane_per_fd", c->flags & LLMEM_CONSTRAINT_PLANE_PER_FD);
+	emit_bool(e, "no_crop_width", c->flags & LLMEM_CONSTRAINT_NO_CROP_WIDTH);
+	emit_bool(e, "no_crop_height", c->flags & LLMEM_CONSTRAINT_NO_CROP_HEIGHT);
 	emit_end(e);
 	emit_end(e);
 }
@@ -218,11 +233,15 @@ static void emit_result(struct emit *e, const struct llmem_negotiated *n)
 	emit_uint(e, "modifier", l->modifier);
 	emit_uint(e, "width", l->width);
 	emit_uint(e, "height", l->height);
+	emit_uint(e, "coded_width", l->coded_width);
+	emit_uint(e, "coded_height", l->coded_height);
 	emit_array(e, "planes");
 	for (uint32_t p = 0; p < l->num_planes; p++) {
 		emit_object(e, NULL);
 		emit_uint(e, "offset", l->offset[p]);
 		emit_uint(e, "pitch", l->pitch[p]);
+		emit_uint(e, "padding_right", n->padding[p].right);
+		emit_uint(e, "padding_bottom", n->padding[p].bottom);
 		emit_end(e);
 	}
 	emit_end(e);
@@ -329,8 +348,9 @@ const struct cli_command cmd_negotiate = {
 		"the CPU (cpu) or llmem.ko's contiguous pages (contiguous), and prints\n"
 		"their formats and constraints, each marked reported by the driver, probed\n"
 		"by a trial that changes nothing, or assumed; then the layout all of them\n"
-		"accept (fourcc, modifier, planes, size), or the refusal that names the\n"
-		"participant and the constraint.  With --check, frames of that layout are\n"
+		"accept (fourcc, modifier, the picture's size and the coded size it is\n"
+		"padded to, planes with their padding, size), or the refusal that names\n"
+		"the participant and the constraint.  With --check, frames of that layout are\n"
 		"allocated in llmem pages and tried on each device as it will use them.\n"
 		"Exit status 1 on a refusal.",
 	.operands = "PARTICIPANT...",

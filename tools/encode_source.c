@@ -33,10 +33,13 @@ int encode_source_camera(struct encode_source *s, struct llmem_session *session,
 }
 
 int encode_source_file(struct encode_source *s, const char *path,
-		       const struct llmem_codec_format *raw)
+		       const struct llmem_encoder_info *enc)
 {
+	const struct llmem_codec_format *raw = &enc->raw;
 	struct llmem_frame_constraints c = { .pitch = raw->bytesperline[0],
-					     .min_size = raw->sizeimage[0] };
+					     .min_size = raw->sizeimage[0],
+					     .coded_width = raw->width,
+					     .coded_height = raw->height };
 	struct stat st;
 	int ret;
 
@@ -57,7 +60,8 @@ int encode_source_file(struct encode_source *s, const char *path,
 	}
 	s->frames = (uint32_t)(st.st_size / s->frame_size);
 	/* The camera's formats are the same codes in V4L2 and DRM. */
-	ret = llmem_frame_layout_init(raw->fourcc, raw->width, raw->height, &c, &s->layout);
+	ret = llmem_frame_layout_init(raw->fourcc, enc->picture.width, enc->picture.height, &c,
+				      &s->layout);
 	return ret ? fail(ret, "frame layout") : 0;
 }
 

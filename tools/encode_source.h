@@ -27,10 +27,11 @@ struct encode_source {
 int encode_source_camera(struct encode_source *s, struct llmem_session *session,
 			 const struct llmem_camera_create_info *cci);
 
-/* The file at @path, which must hold whole frames of the encoder's @raw
- * format.  0, or a negative errno after a message. */
+/* The file at @path, which must hold whole frames of @enc's raw format,
+ * of its coded size, with its picture.  0, or a negative errno after a
+ * message. */
 int encode_source_file(struct encode_source *s, const char *path,
-		       const struct llmem_codec_format *raw);
+		       const struct llmem_encoder_info *enc);
 
 /*
  * Frame @n: the camera's next (held in @cf until released), or the file's

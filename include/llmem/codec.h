@@ -191,6 +191,50 @@ int llmem_codec_get_format(struct llmem_codec *codec, uint32_t queue,
 			   struct llmem_codec_format *out);
 
 /**
+ * struct llmem_codec_rect - a rectangle of a queue's frames, in pixels.
+ * @left: columns left of it.
+ * @top: rows above it.
+ * @width: pixels.
+ * @height: rows.
+ */
+struct llmem_codec_rect {
+	int32_t left;
+	int32_t top;
+	uint32_t width;
+	uint32_t height;
+};
+
+/**
+ * llmem_codec_set_picture() - the picture inside a queue's frames, at
+ * their top left: an encoder's OUTPUT crop rectangle, the part of each
+ * frame of the coded size (the OUTPUT format) that it codes.  Set it after
+ * the OUTPUT format, as dev-encoder.rst says; a format set again resets it.
+ * @queue: enum llmem_codec_queue.
+ * @width: pixels, at most the format's.
+ * @height: rows, at most the format's.
+ *
+ * Return: 0; -EINVAL for NULL, an unknown queue or a zero size; -ENOTSUP
+ * where the queue has no such rectangle, or the driver sets another than
+ * asked (the message gives it); other VIDIOC_S_SELECTION errors.
+ */
+int llmem_codec_set_picture(struct llmem_codec *codec, uint32_t queue, uint32_t width,
+			    uint32_t height);
+
+/**
+ * llmem_codec_get_picture() - the picture inside a queue's frames: a
+ * decoder's CAPTURE compose rectangle, the part of each frame it writes
+ * that is the stream's picture (dev-decoder.rst: read it with the CAPTURE
+ * format at each source change); an encoder's OUTPUT crop rectangle.
+ * @out: receives it.
+ *
+ * Return: 0; -EINVAL for NULL or an unknown queue; -ENOTSUP where the
+ * queue has no such rectangle (its frames are all picture); other
+ * VIDIOC_G_SELECTION errors.
+ */
+int llmem_codec_get_picture(struct llmem_codec *codec, uint32_t queue,
+			    struct llmem_codec_rect *out);
+
+/**
  * llmem_codec_request_buffers() - allocate (or, with @count 0, release) a
  * queue's buffer slots.
  * @memory: LLMEM_V4L2_MEMORY_DMABUF for the caller's DMA-BUFs, or
@@ -494,11 +538,20 @@ enum llmem_encoder_flags {
  * @coded_fourcc: V4L2 pixel format of the bitstream; 0 for
  *	V4L2_PIX_FMT_FWHT.
  * @fourcc: V4L2 pixel format of the frames; 0 for V4L2_PIX_FMT_YUYV.
- * @width: pixels; leave both 0 for 640x480.
- * @height: pixels.
+ * @width: pixels of the picture; leave both 0 for 640x480.
+ * @height: rows of the picture.
  * @pitch: the frames' bytesperline, where they are laid out already (a
  *	camera's); the encoder must take exactly that, or the open fails.
  *	0 for the driver's choice.
+ * @coded_width: the frames' coded size, where they are laid out already
+ *	(a camera's negotiated frames: llmem_camera_info.layout's coded
+ *	size); the OUTPUT format is set to exactly that, or the open fails.
+ *	Leave both 0 for the size the driver rounds the picture up to (its
+ *	blocks: vicodec's 8 or 16 pixels).  Where the coded size is larger
+ *	than the picture, the picture is the OUTPUT queue's crop rectangle
+ *	(llmem_codec_set_picture()), and an encoder without one fails the
+ *	open.
+ * @coded_height: rows of the coded frames.
  * @frames: frames the encoder may hold at once (its OUTPUT buffers), at
  *	most LLMEM_CODEC_MAX_FRAMES; 0 for 4.
  * @bitstream_buffers: at most LLMEM_CODEC_MAX_BITSTREAM_BUFFERS; 0 for 2.
@@ -517,20 +570,23 @@ struct llmem_encoder_create_info {
 	uint32_t bitstream_buffers;
 	uint32_t flags;
 	uint32_t backend;
-	uint32_t reserved;
+	uint32_t coded_width;
+	uint32_t coded_height;
 };
 
 /**
  * struct llmem_encoder_info - what an encoder agreed to.
  * @device: the node's path.
  * @driver: the driver's name.
- * @raw: the frames' format (OUTPUT).
+ * @raw: the frames' format (OUTPUT): their coded size.
  * @coded: the bitstream's format (CAPTURE); @coded.sizeimage[0] is each
  *	bitstream buffer's size.
  * @frames: OUTPUT buffers granted.
  * @bitstream_buffers: CAPTURE buffers granted.
  * @flags: enum llmem_encoder_flags in effect.
  * @backend: enum llmem_backend of the bitstream buffers.
+ * @picture: the part of each frame it codes, at the top left: the
+ *	picture, its crop rectangle where the coded size is larger.
  */
 struct llmem_encoder_info {
 	char device[64];
@@ -541,6 +597,7 @@ struct llmem_encoder_info {
 	uint32_t bitstream_buffers;
 	uint32_t flags;
 	uint32_t backend;
+	struct llmem_codec_rect picture;
 };
 
 /**
@@ -551,10 +608,12 @@ struct llmem_encoder_info {
  * @out: the new encoder.
  *
  * Return: 0; -EINVAL for NULL @session or @out, unknown flags, too many
- * frames or bitstream buffers, a size of which one side only is 0, a
- * format the driver replaces or a pitch it will not take (the message says
- * what it offered); -ENODEV when no encoder qualifies or @device is not
- * one; -ENOBUFS when the driver grants fewer buffers than asked; the
+ * frames or bitstream buffers, a size or coded size of which one side only
+ * is 0, a coded size below the picture, a format the driver replaces, a
+ * size, coded size or pitch it will not take (the message says what it
+ * offered); -ENOTSUP for a picture smaller than the coded frames on an
+ * encoder without a crop rectangle; -ENODEV when no encoder qualifies or
+ * @device is not one; -ENOBUFS when the driver grants fewer buffers than asked; the
  * driver's and the allocation's errors.
  */
 int llmem_encoder_open(struct llmem_session *session, const struct llmem_encoder_create_info *info,

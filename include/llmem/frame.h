@@ -5,6 +5,17 @@
  * modifier, and per plane an offset and a pitch.  Layouts are linear
  * (DRM_FORMAT_MOD_LINEAR), which every importer of shared frames accepts.
  *
+ * A frame may be coded larger than its picture: an encoder codes whole
+ * blocks (H.264 codes 1920x1080 as 1920x1088, vicodec rounds to 8 or 16
+ * pixels), so its frames have rows and columns of padding right of and
+ * below the picture.  @width and @height are the picture, at the top left;
+ * @coded_width and @coded_height the frame the planes are laid out for.  A
+ * reader that knows nothing of padding reads the picture right: the
+ * pitches and plane offsets are the coded frame's, the width and height
+ * the picture's.
+ * This is V4L2's coded size and crop (encoders) or compose (decoders)
+ * rectangle, and GstVideoAlignment's padding.
+ *
  * Formats: DRM_FORMAT_YUYV, DRM_FORMAT_NV12, DRM_FORMAT_ABGR8888 (bytes
  * R, G, B, A in memory: what the conversion shaders write by default), and
  * DRM_FORMAT_XRGB8888 and DRM_FORMAT_ARGB8888 (bytes B, G, R, X or A in
@@ -25,13 +36,19 @@ extern "C" {
 /**
  * struct llmem_frame_layout - a frame's planes inside one buffer.
  * @fourcc: DRM fourcc.
- * @width: pixels.
- * @height: pixels.
+ * @width: pixels of the picture.
+ * @height: rows of the picture.
  * @num_planes: 2 for NV12, 1 for the others.
  * @modifier: DRM format modifier; always DRM_FORMAT_MOD_LINEAR (0) here.
  * @offset: bytes from the start of the buffer to each plane.
  * @pitch: bytes per row of each plane.
  * @size: bytes the whole frame occupies from offset 0.
+ * @coded_width: pixels of the coded frame's rows: the picture's and the
+ *	padding right of them.  0 reads as @width (a layout made before
+ *	frames had padding); the library's own layouts always fill it in.
+ * @coded_height: rows of the coded frame: the picture's and the padding
+ *	below them, which the planes' offsets count (NV12's CbCr plane
+ *	follows the Y plane's @coded_height rows).  0 reads as @height.
  */
 struct llmem_frame_layout {
 	uint32_t fourcc;
@@ -42,6 +59,8 @@ struct llmem_frame_layout {
 	uint64_t offset[LLMEM_FRAME_MAX_PLANES];
 	uint32_t pitch[LLMEM_FRAME_MAX_PLANES];
 	uint64_t size;
+	uint32_t coded_width;
+	uint32_t coded_height;
 };
 
 /**
@@ -55,19 +74,26 @@ struct llmem_frame_layout {
  *                   two); leave 0 for no demand.
  * @min_size: the frame must span at least this many bytes (a V4L2 driver's
  *            sizeimage); leave 0 for no demand.
+ * @coded_width: the coded frame's width, at least the picture's (an
+ *               encoder's aligned size): the rows are laid out for it;
+ *               leave 0 for the picture's width.
+ * @coded_height: the coded frame's height, at least the picture's: the
+ *                planes are laid out for it; leave 0 for the picture's.
  */
 struct llmem_frame_constraints {
 	uint32_t pitch;
 	uint32_t pitch_alignment;
 	uint32_t plane_alignment;
 	uint64_t min_size;
+	uint32_t coded_width;
+	uint32_t coded_height;
 };
 
 /**
  * llmem_frame_layout_init() - lay out a frame for its importer and Vulkan.
  * @fourcc: DRM fourcc, one of those above.
- * @width: pixels; even for YUYV and NV12.
- * @height: pixels; even for NV12.
+ * @width: pixels of the picture; even for YUYV and NV12.
+ * @height: rows of the picture; even for NV12.
  * @constraints: the importer's demands; NULL for none.
  * @layout: receives the layout.
  *
@@ -76,14 +102,41 @@ struct llmem_frame_constraints {
  * of 4) are merged with the importer's; when they cannot both be met the
  * call fails and the message names the constraint that cannot be.
  *
+ * The planes are laid out for the coded size (the constraints', or the
+ * picture's), the layout's width and height are the picture's.
+ *
  * Return: 0; -EINVAL for an unsupported fourcc, a zero or odd size the
- * format cannot have, a pitch below a row's bytes, alignments that are not
+ * format cannot have (the coded size too), a coded size below the
+ * picture's, a pitch below a coded row's bytes, alignments that are not
  * powers of two, or constraints that conflict; -EOVERFLOW when the frame
  * would exceed 4 GiB.
  */
 int llmem_frame_layout_init(uint32_t fourcc, uint32_t width, uint32_t height,
 			    const struct llmem_frame_constraints *constraints,
 			    struct llmem_frame_layout *layout);
+
+/**
+ * struct llmem_frame_padding - what one plane of a frame holds past the
+ * picture, as GstVideoAlignment and V4L2's bytesperline count it.
+ * @right: bytes of each of the plane's rows past the picture's: the coded
+ *	width's columns and the pitch's own padding.
+ * @bottom: rows of the plane past the picture's, up to the coded height's
+ *	(half as many in NV12's CbCr plane).
+ */
+struct llmem_frame_padding {
+	uint32_t right;
+	uint32_t bottom;
+};
+
+/**
+ * llmem_frame_layout_padding() - the padding of plane @plane of @layout.
+ *
+ * Return: 0; -EINVAL for NULL, a layout llmem does not lay out (its
+ * fourcc, planes, a coded size below the picture's) or a @plane past its
+ * planes.
+ */
+int llmem_frame_layout_padding(const struct llmem_frame_layout *layout, uint32_t plane,
+			       struct llmem_frame_padding *out);
 
 #ifdef __cplusplus
 }

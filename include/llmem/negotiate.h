@@ -20,6 +20,14 @@
  * (found by trial where the driver reports nothing), or assumed from what
  * the kind of device always demands.
  *
+ * Frames may be coded larger than the picture (frame.h): a participant
+ * states the alignment of the coded size it needs in columns and rows (an
+ * encoder's blocks), or the coded size it takes for the picture asked for
+ * (a V4L2 driver's answer), and whether it cannot take a picture smaller
+ * than its frame.  The merge pads the frame to the least coded size all
+ * alignments allow, and refuses only where a participant takes no padding
+ * or states another coded size.
+ *
  * Thread-safety: the calls touch only what they are given; a participant
  * is plain data, to copy, keep and send.
  */
@@ -69,6 +77,21 @@ enum llmem_participant_kind {
  *	participant; its source is the participant's mark for LLMEM_C_PITCH.
  * @min_size: bytes a buffer of this fourcc must hold at least (a V4L2
  *	sizeimage), 0 for none; marked as the participant's LLMEM_C_MIN_SIZE.
+ * @coded_width: the coded frame this fourcc takes for the picture asked
+ *	for, where it is not the picture's own size (a V4L2 driver that rounds
+ *	1000x562 YUYV up to 1008x568), 0 for none: @pitch and @min_size are
+ *	for it, so the frame must be coded at exactly this size; marked as the
+ *	participant's LLMEM_C_CODED_SIZE.
+ * @coded_height: rows of that frame, 0 with @coded_width.
+ * @column_alignment: the coded width a multiple of this with this fourcc
+ *	(a codec's blocks: vicodec's 16 for YUYV and NV12), 0 for none; marked
+ *	as the participant's LLMEM_C_COLUMN_ALIGNMENT.
+ * @row_alignment: the coded height a multiple of this (vicodec's 8 for
+ *	YUYV, 16 for NV12); marked as LLMEM_C_ROW_ALIGNMENT.
+ * @flags: LLMEM_CONSTRAINT_NO_CROP_WIDTH and _HEIGHT for this fourcc
+ *	alone (a capture queue that places NV12's CbCr plane after its own
+ *	rows); marked as the participant's LLMEM_C_FLAGS.
+ * @reserved: zero.
  * @modifiers: DRM format modifiers it takes with this fourcc.
  */
 struct llmem_format_caps {
@@ -77,6 +100,12 @@ struct llmem_format_caps {
 	uint32_t source;
 	uint32_t pitch;
 	uint64_t min_size;
+	uint32_t coded_width;
+	uint32_t coded_height;
+	uint32_t column_alignment;
+	uint32_t row_alignment;
+	uint32_t flags;
+	uint32_t reserved;
 	uint64_t modifiers[LLMEM_NEGOTIATE_MAX_MODIFIERS];
 };
 
@@ -90,6 +119,16 @@ enum llmem_constraint_flags {
 	/* All planes in one buffer (V4L2's NV12, a KMS framebuffer may take
 	 * either, most codecs only this). */
 	LLMEM_CONSTRAINT_PLANES_IN_ONE_FD = 1u << 2,
+	/* It takes no picture narrower than its frame: the width it is told
+	 * is the coded width (a V4L2 OUTPUT queue without a crop selection).
+	 * Without it, a participant reads or writes the picture's columns of
+	 * a frame coded wider (an encoder's crop, a KMS plane's source
+	 * rectangle, a shader's extent, a camera's own width). */
+	LLMEM_CONSTRAINT_NO_CROP_WIDTH = 1u << 3,
+	/* It takes no picture shorter than its frame (a V4L2 capture queue
+	 * of NV12 in one buffer without a compose rectangle, whose CbCr
+	 * plane follows its own height's rows). */
+	LLMEM_CONSTRAINT_NO_CROP_HEIGHT = 1u << 4,
 };
 
 /* Fields of struct llmem_constraints, as bits of its @probed and
@@ -106,6 +145,9 @@ enum llmem_constraint_field {
 	LLMEM_C_MAX_SIZE = 1u << 8,
 	LLMEM_C_FLAGS = 1u << 9,
 	LLMEM_C_BUFFERS = 1u << 10,
+	LLMEM_C_COLUMN_ALIGNMENT = 1u << 11,
+	LLMEM_C_ROW_ALIGNMENT = 1u << 12,
+	LLMEM_C_CODED_SIZE = 1u << 13,
 };
 
 /**
@@ -129,6 +171,13 @@ enum llmem_constraint_field {
  * @probed: enum llmem_constraint_field bits of the fields found by trial.
  * @assumed: those taken from what the kind of device always needs; the
  *	others were reported by the driver.
+ * @reserved: zero.
+ * @column_alignment: the coded width a multiple of this many pixels (an
+ *	encoder's macroblocks: 16 for H.264), for every fourcc.
+ * @row_alignment: the coded height a multiple of this many rows.
+ *
+ * The width and height bounds hold for the picture (minimums) and for the
+ * coded frame (maximums).
  */
 struct llmem_constraints {
 	uint32_t pitch_alignment;
@@ -147,6 +196,8 @@ struct llmem_constraints {
 	uint32_t probed;
 	uint32_t assumed;
 	uint32_t reserved;
+	uint32_t column_alignment;
+	uint32_t row_alignment;
 };
 
 /**
@@ -181,8 +232,8 @@ struct llmem_participant {
 
 /**
  * struct llmem_negotiate_request - what the frame is to be.
- * @width: pixels.
- * @height: pixels.
+ * @width: pixels of the picture.
+ * @height: rows of the picture.
  * @fourccs: DRM fourccs in the caller's order of preference; NULL for the
  *	library's own order (YUYV, NV12, XRGB8888, ARGB8888, ABGR8888).
  * @num_fourccs: entries of @fourccs.
@@ -201,16 +252,22 @@ struct llmem_negotiate_request {
 /**
  * struct llmem_negotiated - the layout all participants accept.
  * @layout: fourcc, modifier, planes with offsets and pitches, size; the
- *	size rounded up to the merged size alignment.
- * @constraints: the merged constraints it was laid out for.
- * @flags: enum llmem_constraint_flags the frames must have.
+ *	size rounded up to the merged size alignment; the picture's size and
+ *	the coded size, which is the picture's where nobody needs padding.
+ * @constraints: the merged constraints it was laid out for (alignments
+ *	their least common multiples; the flags any participant's).
+ * @flags: LLMEM_CONSTRAINT_CONTIGUOUS, _PLANE_PER_FD and _PLANES_IN_ONE_FD:
+ *	what the frames must be.
  * @min_buffers: the most any participant needs.
+ * @padding: per plane, what it holds past the picture
+ *	(llmem_frame_layout_padding() of @layout).
  */
 struct llmem_negotiated {
 	struct llmem_frame_layout layout;
 	struct llmem_constraints constraints;
 	uint32_t flags;
 	uint32_t min_buffers;
+	struct llmem_frame_padding padding[LLMEM_FRAME_MAX_PLANES];
 };
 
 /**
@@ -225,6 +282,14 @@ struct llmem_negotiated {
  * caller ranks it), laid out for the union of the constraints.
  * Deterministic: the same statements give the same layout.
  *
+ * The coded size: the picture's, or the largest coded size a participant
+ * states for the fourcc, rounded up to the least common multiple of every
+ * column and row alignment stated (the participants' and the fourcc's).
+ * Where it is larger than the picture, every participant must take a
+ * picture smaller than its frame (no LLMEM_CONSTRAINT_NO_CROP_WIDTH or
+ * _HEIGHT where that side is padded), and one that states a coded size
+ * must get exactly that one.
+ *
  * Return: 0; -EINVAL for NULL arguments, no or too many participants, a
  * zero size, a fourcc or size llmem_frame_layout_init() refuses (a fourcc
  * it does not lay out, an odd YUYV width), a statement malformed (a name
@@ -233,9 +298,10 @@ struct llmem_negotiated {
  * pitch below the row); -ENOTSUP when the participants share no fourcc, no
  * modifier llmem lays out (linear), or their constraints leave nothing: the
  * message names the participant and the constraint ("vkms plane 31 has no
- * NV12", "vicodec needs pitch 1280; CUDA a multiple of 512"); -EOVERFLOW
- * when an alignment's common multiple or a pitch would pass 32 bits, or the
- * frame 4 GiB (as llmem_frame_layout_init() lays frames out).
+ * NV12", "vicodec needs pitch 1280; CUDA a multiple of 512", "vim2m takes
+ * no picture narrower than its frame: ..."); -EOVERFLOW when an
+ * alignment's common multiple, a coded side or a pitch would pass 32 bits,
+ * or the frame 4 GiB (as llmem_frame_layout_init() lays frames out).
  */
 int llmem_negotiate(const struct llmem_participant *participants, uint32_t count,
 		    const struct llmem_negotiate_request *request, struct llmem_negotiated *out);

@@ -520,19 +520,26 @@ int llmem_share_recv_page(int sock, struct llmem_memory *memory,
  * in the frame) before a field is used.  Whether a statement is consistent
  * (a minimum past its maximum) is llmem_negotiate()'s to say, naming it.
  *
- * Versioning: a message carries LLMEM_NEGOTIATE_WIRE_VERSION; any change
- * to the encoding (a field, an enum value, a flag bit) makes a new version,
- * and a receiver refuses versions it does not speak with -EPROTO naming
- * both.
+ * Versioning: a message carries its version; any change to the encoding
+ * (a field, an enum value, a flag bit) makes a new version, and a receiver
+ * refuses versions it does not speak with -EPROTO naming them.  This
+ * library speaks LLMEM_NEGOTIATE_WIRE_MIN_VERSION to
+ * LLMEM_NEGOTIATE_WIRE_VERSION and sends each message in the lowest
+ * version that holds it: version 2 adds coded sizes (frame.h's padding),
+ * what participants state of them and the result's coded size, so a
+ * message that says nothing of padding is version 1, which readers of
+ * version 1 read as before.  One that does is refused by them by its
+ * version, never misread.
  *
  * The encode and decode calls touch only their arguments (thread-safe);
  * the socket calls are blocking, retry on EINTR, and pass no fds.  After a
  * -EPROTO or a transport error the stream's framing is lost: close it.
  */
-#define LLMEM_NEGOTIATE_WIRE_VERSION 1
+#define LLMEM_NEGOTIATE_WIRE_VERSION 2
+#define LLMEM_NEGOTIATE_WIRE_MIN_VERSION 1
 /* Bytes of the largest message: a statement of 16 participants of 32
- * formats of 8 modifiers each. */
-#define LLMEM_NEGOTIATE_WIRE_MAX 47384
+ * formats of 8 modifiers each, in version 2. */
+#define LLMEM_NEGOTIATE_WIRE_MAX 59800
 
 /**
  * llmem_negotiate_encode_statement() - participants' statements as a message.

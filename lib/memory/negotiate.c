@@ -24,11 +24,16 @@ static const uint32_t default_order[] = { DRM_FORMAT_YUYV, DRM_FORMAT_NV12, DRM_
 					  DRM_FORMAT_ARGB8888, DRM_FORMAT_ABGR8888 };
 static const uint64_t linear_only[] = { DRM_FORMAT_MOD_LINEAR };
 
-/* The merged constraints, and per field the participant that set it. */
+/* The merged constraints, and per field the participant that set it;
+ * flags_by, the side alignments' and coded_by are -1 while none did. */
 struct merged {
 	struct llmem_constraints c;
 	int pitch_by, pitch_align_by, plane_align_by, size_align_by, min_size_by, max_size_by;
 	int max_pitch_by, flags_by[3];
+	int column_align_by, row_align_by, max_width_by, max_height_by;
+	/* The largest coded size a participant states for the fourcc. */
+	uint32_t coded_width, coded_height;
+	int coded_by;
 };
 
 static const char *fourcc_name(uint32_t fourcc, char buf[5])
@@ -89,11 +94,18 @@ static int check_statement(const struct llmem_participant *p, uint32_t index)
 	if (p->num_formats > LLMEM_NEGOTIATE_MAX_FORMATS)
 		return llmem_error(-EINVAL, "%s: %u formats; at most %u", p->name, p->num_formats,
 				   LLMEM_NEGOTIATE_MAX_FORMATS);
-	for (uint32_t i = 0; i < p->num_formats; i++)
-		if (p->formats[i].num_modifiers > LLMEM_NEGOTIATE_MAX_MODIFIERS)
+	for (uint32_t i = 0; i < p->num_formats; i++) {
+		const struct llmem_format_caps *f = &p->formats[i];
+
+		if (f->num_modifiers > LLMEM_NEGOTIATE_MAX_MODIFIERS)
 			return llmem_error(-EINVAL, "%s: %u modifiers; at most %u", p->name,
-					   p->formats[i].num_modifiers,
-					   LLMEM_NEGOTIATE_MAX_MODIFIERS);
+					   f->num_modifiers, LLMEM_NEGOTIATE_MAX_MODIFIERS);
+		if (!f->coded_width != !f->coded_height)
+			return llmem_error(-EINVAL,
+					   "%s: a coded size of %ux%u for format %u: give both "
+					   "sides or neither",
+					   p->name, f->coded_width, f->coded_height, i);
+	}
 	if ((c->max_width && c->min_width > c->max_width) ||
 	    (c->max_height && c->min_height > c->max_height) ||
 	    (c->max_size && c->min_size > c->max_size) || (c->max_pitch && c->pitch > c->max_pitch))
@@ -131,6 +143,7 @@ static int merge(const struct llmem_participant *ps, uint32_t n,
 	memset(m, 0, sizeof(*m));
 	for (int k = 0; k < 3; k++)
 		m->flags_by[k] = -1;
+	m->column_align_by = m->row_align_by = m->coded_by = -1;
 	for (uint32_t u = 0; u < n; u++) {
 		const struct llmem_constraints *c = &ps[u].constraints;
 		int i = (int)u;
@@ -145,6 +158,12 @@ static int merge(const struct llmem_participant *ps, uint32_t n,
 		if (!ret)
 			ret = merge_alignment(&m->c.size_alignment, &m->size_align_by, ps, i,
 					      c->size_alignment, "size");
+		if (!ret)
+			ret = merge_alignment(&m->c.column_alignment, &m->column_align_by, ps, i,
+					      c->column_alignment, "column");
+		if (!ret)
+			ret = merge_alignment(&m->c.row_alignment, &m->row_align_by, ps, i,
+					      c->row_alignment, "row");
 		if (ret)
 			return ret;
 		if (c->pitch && m->c.pitch && c->pitch != m->c.pitch)
@@ -166,11 +185,19 @@ static int merge(const struct llmem_participant *ps, uint32_t n,
 			m->c.max_pitch = c->max_pitch;
 			m->max_pitch_by = i;
 		}
-		if (c->min_width > r->width || (c->max_width && r->width > c->max_width) ||
-		    c->min_height > r->height || (c->max_height && r->height > c->max_height))
+		/* The maximums bound the coded frame, known once the format is. */
+		if (c->min_width > r->width || c->min_height > r->height)
 			return llmem_error(-ENOTSUP, "%s takes %u..%u x %u..%u pixels, not %ux%u",
 					   ps[i].name, c->min_width, c->max_width, c->min_height,
 					   c->max_height, r->width, r->height);
+		if (c->max_width && (!m->c.max_width || c->max_width < m->c.max_width)) {
+			m->c.max_width = c->max_width;
+			m->max_width_by = i;
+		}
+		if (c->max_height && (!m->c.max_height || c->max_height < m->c.max_height)) {
+			m->c.max_height = c->max_height;
+			m->max_height_by = i;
+		}
 		for (int k = 0; k < 3; k++)
 			if ((c->flags & exclusive[k]) && m->flags_by[k] < 0)
 				m->flags_by[k] = i;
@@ -275,12 +302,13 @@ static int choose_format(const struct llmem_participant *ps, uint32_t n,
 
 /* The facts of the chosen fourcc (an exact pitch, a size) merged with the
  * participants' own. */
-static int merge_format_facts(const struct llmem_participant *ps, uint32_t n, uint32_t fourcc,
+static int merge_format_facts(const struct llmem_participant *ps, uint32_t n,
+			      const struct llmem_negotiate_request *r, uint32_t fourcc,
 			      struct merged *m)
 {
 	for (uint32_t u = 0; u < n; u++) {
 		const struct llmem_format_caps *f = find_format(&ps[u], fourcc);
-		int i = (int)u;
+		int i = (int)u, ret;
 
 		if (!f)
 			continue;
@@ -295,18 +323,132 @@ static int merge_format_facts(const struct llmem_participant *ps, uint32_t n, ui
 			m->c.min_size = f->min_size;
 			m->min_size_by = i;
 		}
+		ret = merge_alignment(&m->c.column_alignment, &m->column_align_by, ps, i,
+				      f->column_alignment, "column");
+		if (!ret)
+			ret = merge_alignment(&m->c.row_alignment, &m->row_align_by, ps, i,
+					      f->row_alignment, "row");
+		if (ret)
+			return ret;
+		if (f->coded_width && (f->coded_width < r->width || f->coded_height < r->height))
+			return llmem_error(-EINVAL,
+					   "%s codes a %ux%u picture as %ux%u: smaller than the "
+					   "picture",
+					   ps[i].name, r->width, r->height, f->coded_width,
+					   f->coded_height);
+		if (f->coded_width > m->coded_width || f->coded_height > m->coded_height) {
+			m->coded_width =
+				f->coded_width > m->coded_width ? f->coded_width : m->coded_width;
+			m->coded_height = f->coded_height > m->coded_height ? f->coded_height
+									    : m->coded_height;
+			m->coded_by = i;
+		}
 	}
+	return 0;
+}
+
+/* Whether @p takes no padding on the side of @flag with @fourcc. */
+static bool no_crop(const struct llmem_participant *p, uint32_t fourcc, uint32_t flag)
+{
+	const struct llmem_format_caps *f = find_format(p, fourcc);
+
+	return (p->constraints.flags & flag) || (f && (f->flags & flag));
+}
+
+/* Who made the coded side @side larger than the picture's: the
+ * participant that stated the largest coded size, or the one whose
+ * alignment raised the common multiple last. */
+static const char *padded_by(const struct llmem_participant *ps, const struct merged *m,
+			     bool columns, uint64_t side)
+{
+	int by = columns ? m->column_align_by : m->row_align_by;
+
+	if (m->coded_by >= 0 && (columns ? m->coded_width : m->coded_height) == side)
+		by = m->coded_by;
+	return by >= 0 ? ps[by].name : "the format";
+}
+
+/*
+ * The coded size: the picture's or the largest a participant states,
+ * rounded up to every alignment; then whether each participant takes it:
+ * one that stated a coded size gets that one, one that takes no smaller
+ * picture gets no padding on that side, and the maximums hold.
+ */
+static int choose_coded(const struct llmem_participant *ps, uint32_t n,
+			const struct llmem_negotiate_request *r, uint32_t fourcc, struct merged *m,
+			uint32_t *width, uint32_t *height)
+{
+	static const uint32_t sides[2] = { LLMEM_CONSTRAINT_NO_CROP_WIDTH,
+					   LLMEM_CONSTRAINT_NO_CROP_HEIGHT };
+	uint32_t aw = m->c.column_alignment, ah = m->c.row_alignment, gw, gh;
+	uint64_t w, h;
+
+	llmem_frame_side_granules(fourcc, &gw, &gh);
+	if (lcm_into(&aw, gw) || lcm_into(&ah, gh))
+		return llmem_error(-EOVERFLOW, "negotiate: a side's alignment passes 32 bits");
+	w = round_up(r->width > m->coded_width ? r->width : m->coded_width, aw);
+	h = round_up(r->height > m->coded_height ? r->height : m->coded_height, ah);
+	if (w > UINT32_MAX || h > UINT32_MAX)
+		return llmem_error(-EOVERFLOW,
+				   "a %ux%u picture coded in columns of %u and rows of %u passes "
+				   "32 bits",
+				   r->width, r->height, aw, ah);
+	for (uint32_t i = 0; i < n; i++) {
+		const struct llmem_format_caps *f = find_format(&ps[i], fourcc);
+
+		if (f && f->coded_width && (f->coded_width != w || f->coded_height != h))
+			return llmem_error(
+				-ENOTSUP, "%s codes a %ux%u picture as %ux%u; %s needs %llux%llu",
+				ps[i].name, r->width, r->height, f->coded_width, f->coded_height,
+				padded_by(ps, m, f->coded_width != w, f->coded_width != w ? w : h),
+				(unsigned long long)w, (unsigned long long)h);
+	}
+	for (int k = 0; k < 2; k++) {
+		uint64_t side = k ? h : w;
+		uint32_t picture = k ? r->height : r->width;
+
+		if (side == picture)
+			continue;
+		for (uint32_t i = 0; i < n; i++)
+			if (no_crop(&ps[i], fourcc, sides[k]))
+				return llmem_error(
+					-ENOTSUP,
+					"%s takes no picture %s than its frame: %s codes "
+					"the %ux%u picture as %llux%llu",
+					ps[i].name, k ? "shorter" : "narrower",
+					padded_by(ps, m, !k, side), r->width, r->height,
+					(unsigned long long)w, (unsigned long long)h);
+	}
+	if ((m->c.max_width && w > m->c.max_width) || (m->c.max_height && h > m->c.max_height)) {
+		const struct llmem_participant *p =
+			&ps[m->c.max_width && w > m->c.max_width ? m->max_width_by
+								 : m->max_height_by];
+		const struct llmem_constraints *c = &p->constraints;
+
+		return llmem_error(-ENOTSUP, "%s takes %u..%u x %u..%u pixels, not %llux%llu",
+				   p->name, c->min_width, c->max_width, c->min_height,
+				   c->max_height, (unsigned long long)w, (unsigned long long)h);
+	}
+	*width = (uint32_t)w;
+	*height = (uint32_t)h;
 	return 0;
 }
 
 /* The pitch every participant takes: the exact one, checked against the
  * merged alignment and bound, or the row rounded up to the alignment. */
 static int choose_pitch(const struct llmem_participant *ps, uint32_t n, const struct merged *m,
-			uint32_t row, uint32_t granule, uint32_t *pitch)
+			uint32_t row, uint32_t granule, const char *padder, uint32_t *pitch)
 {
 	uint32_t a = m->c.pitch_alignment;
 	uint64_t p = m->c.pitch ? m->c.pitch : round_up(row, a);
 
+	/* Below a row of the picture it contradicts itself; below a row that
+	 * another participant's padding made, it refuses that padding. */
+	if (m->c.pitch && m->c.pitch < row && padder)
+		return llmem_error(-ENOTSUP,
+				   "%s needs pitch %u, below the %u bytes of a row coded as %s "
+				   "needs",
+				   ps[m->pitch_by].name, m->c.pitch, row, padder);
 	if (m->c.pitch && m->c.pitch < row)
 		return llmem_error(-EINVAL, "%s needs pitch %u, below the %u bytes of a row",
 				   ps[m->pitch_by].name, m->c.pitch, row);
@@ -366,7 +508,7 @@ LLMEM_PUBLIC int llmem_negotiate(const struct llmem_participant *ps, uint32_t n,
 	struct llmem_frame_constraints fc = { 0 };
 	struct llmem_frame_layout min, l;
 	uint64_t size;
-	uint32_t fourcc, pitch, granule;
+	uint32_t fourcc, pitch, granule, coded_width, coded_height;
 	struct merged m;
 	int ret;
 
@@ -387,18 +529,25 @@ LLMEM_PUBLIC int llmem_negotiate(const struct llmem_participant *ps, uint32_t n,
 	if (!ret)
 		ret = choose_format(ps, n, r, &fourcc);
 	if (!ret)
-		ret = merge_format_facts(ps, n, fourcc, &m);
+		ret = merge_format_facts(ps, n, r, fourcc, &m);
 	if (ret)
 		return ret;
-	/* The row as the library lays it out alone, and its own demand on
-	 * pitches (the shaders' words) merged in. */
-	ret = llmem_frame_layout_init(fourcc, r->width, r->height, NULL, &min);
+	ret = choose_coded(ps, n, r, fourcc, &m, &coded_width, &coded_height);
+	if (ret)
+		return ret;
+	/* The coded row as the library lays it out alone, and its own demand
+	 * on pitches (the shaders' words) merged in. */
+	fc.coded_width = coded_width;
+	fc.coded_height = coded_height;
+	ret = llmem_frame_layout_init(fourcc, r->width, r->height, &fc, &min);
 	if (ret)
 		return ret;
 	granule = llmem_frame_granule(fourcc);
 	if (lcm_into(&m.c.pitch_alignment, granule) || lcm_into(&m.c.plane_alignment, granule))
 		return llmem_error(-EOVERFLOW, "negotiate: alignments past 32 bits");
-	ret = choose_pitch(ps, n, &m, min.pitch[0], granule, &pitch);
+	ret = choose_pitch(ps, n, &m, min.pitch[0], granule,
+			   coded_width != r->width ? padded_by(ps, &m, true, coded_width) : NULL,
+			   &pitch);
 	if (ret)
 		return ret;
 	fc.pitch = pitch;
@@ -425,7 +574,10 @@ LLMEM_PUBLIC int llmem_negotiate(const struct llmem_participant *ps, uint32_t n,
 	memset(out, 0, sizeof(*out));
 	out->layout = l;
 	out->constraints = m.c;
-	out->flags = m.c.flags;
+	out->flags = m.c.flags & (LLMEM_CONSTRAINT_CONTIGUOUS | LLMEM_CONSTRAINT_PLANE_PER_FD |
+				  LLMEM_CONSTRAINT_PLANES_IN_ONE_FD);
 	out->min_buffers = m.c.min_buffers;
+	for (uint32_t p = 0; p < l.num_planes; p++)
+		llmem_frame_layout_padding(&l, p, &out->padding[p]);
 	return 0;
 }

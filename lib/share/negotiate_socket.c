@@ -55,13 +55,13 @@ static int recv_exact(int sock, uint8_t *buf, size_t len, const char *what)
 static int recv_message(int sock, uint32_t type, uint8_t **out, size_t *len, const char *what)
 {
 	uint8_t header[LLMEM_NEGOTIATE_WIRE_HEADER];
-	uint32_t count, length;
+	uint32_t version, count, length;
 	uint8_t *buf;
 	int ret;
 
 	ret = recv_exact(sock, header, sizeof(header), what);
 	if (!ret)
-		ret = llmem_negotiate_wire_header(header, type, &count, &length);
+		ret = llmem_negotiate_wire_header(header, type, &version, &count, &length);
 	if (ret)
 		return ret;
 	buf = malloc(sizeof(header) + length);

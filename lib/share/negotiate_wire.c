@@ -7,6 +7,12 @@
  * zero, nothing after the last field), and a peer's bytes are checked
  * whole, with the checks the encoder applies to the caller's structs,
  * before the caller sees a field.  docs/api.md has the table.
+ *
+ * Two versions: 1, and 2, which adds coded sizes (frame.h's padding) and
+ * what participants state of them.  A message is sent in the lowest
+ * version that holds it, so that a reader of version 1 reads every message
+ * that says nothing of padding; one that does is version 2, which such a
+ * reader refuses by its version rather than misread.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -22,29 +28,48 @@
 
 #define WIRE_MAGIC "LLMEMNEG"
 #define NAME_BYTES 64
-#define CONSTRAINTS_BYTES 72
-#define PARTICIPANT_BYTES (NAME_BYTES + 8 + CONSTRAINTS_BYTES)
-#define FORMAT_BYTES 24
-#define LAYOUT_BYTES 80
-#define RESULT_BYTES (LAYOUT_BYTES + CONSTRAINTS_BYTES + 8)
-#define PARTICIPANT_MAX      \
-	(PARTICIPANT_BYTES + \
-	 LLMEM_NEGOTIATE_MAX_FORMATS * (FORMAT_BYTES + 8 * LLMEM_NEGOTIATE_MAX_MODIFIERS))
 
-_Static_assert(LLMEM_NEGOTIATE_WIRE_MAX ==
-		       LLMEM_NEGOTIATE_WIRE_HEADER +
-			       LLMEM_NEGOTIATE_MAX_PARTICIPANTS * PARTICIPANT_MAX,
-	       "LLMEM_NEGOTIATE_WIRE_MAX is the largest statement");
-_Static_assert(sizeof(((struct llmem_participant *)0)->name) == NAME_BYTES, "names of 64 bytes");
+/* What a version's records hold. */
+struct wire_version {
+	size_t constraints; /* bytes of a constraints record */
+	size_t format; /* bytes of a format record before its modifiers */
+	size_t layout; /* bytes of a result's layout */
+	size_t num_fields; /* entries of constraint_fields[] it carries */
+	uint32_t flags; /* LLMEM_CONSTRAINT_* bits it knows */
+	uint32_t fields; /* LLMEM_C_* bits it knows */
+};
 
 /* Spelled out rather than "every bit": a flag or field added to
  * negotiate.h reaches the wire only with a new version. */
-#define KNOWN_FLAGS                                                    \
+#define FLAGS_V1                                                       \
 	(LLMEM_CONSTRAINT_CONTIGUOUS | LLMEM_CONSTRAINT_PLANE_PER_FD | \
 	 LLMEM_CONSTRAINT_PLANES_IN_ONE_FD)
-#define KNOWN_FIELDS ((LLMEM_C_BUFFERS << 1) - 1)
+#define CROP_FLAGS (LLMEM_CONSTRAINT_NO_CROP_WIDTH | LLMEM_CONSTRAINT_NO_CROP_HEIGHT)
 
-/* struct llmem_constraints in wire order, which is the struct's. */
+static const struct wire_version versions[] = {
+	[1] = { 72, 24, 80, 16, FLAGS_V1, (LLMEM_C_BUFFERS << 1) - 1 },
+	[2] = { 80, 48, 88, 18, FLAGS_V1 | CROP_FLAGS, (LLMEM_C_CODED_SIZE << 1) - 1 },
+};
+
+#define PARTICIPANT_BYTES(v) (NAME_BYTES + 8 + versions[v].constraints)
+#define RESULT_BYTES(v) (versions[v].layout + versions[v].constraints + 8)
+#define PARTICIPANT_MAX(v)      \
+	(PARTICIPANT_BYTES(v) + \
+	 LLMEM_NEGOTIATE_MAX_FORMATS * (versions[v].format + 8 * LLMEM_NEGOTIATE_MAX_MODIFIERS))
+
+_Static_assert(LLMEM_NEGOTIATE_WIRE_MAX ==
+		       LLMEM_NEGOTIATE_WIRE_HEADER +
+			       LLMEM_NEGOTIATE_MAX_PARTICIPANTS *
+				       (NAME_BYTES + 8 + 80 +
+					LLMEM_NEGOTIATE_MAX_FORMATS *
+						(48 + 8 * LLMEM_NEGOTIATE_MAX_MODIFIERS)),
+	       "LLMEM_NEGOTIATE_WIRE_MAX is the largest statement");
+_Static_assert(sizeof(((struct llmem_participant *)0)->name) == NAME_BYTES, "names of 64 bytes");
+_Static_assert(LLMEM_NEGOTIATE_WIRE_VERSION == 2 && LLMEM_NEGOTIATE_WIRE_MIN_VERSION == 1,
+	       "the versions versions[] describes");
+
+/* struct llmem_constraints in wire order: version 1's sixteen fields,
+ * then version 2's. */
 static const struct {
 	size_t offset;
 	size_t bytes;
@@ -65,6 +90,8 @@ static const struct {
 	{ offsetof(struct llmem_constraints, probed), 4 },
 	{ offsetof(struct llmem_constraints, assumed), 4 },
 	{ offsetof(struct llmem_constraints, reserved), 4 },
+	{ offsetof(struct llmem_constraints, column_alignment), 4 },
+	{ offsetof(struct llmem_constraints, row_alignment), 4 },
 };
 
 static uint8_t *put32(uint8_t *p, uint32_t v)
@@ -96,9 +123,9 @@ static uint64_t get64(const uint8_t **p)
 	return lo | (uint64_t)get32(p) << 32;
 }
 
-static uint8_t *put_constraints(uint8_t *p, const struct llmem_constraints *c)
+static uint8_t *put_constraints(uint8_t *p, const struct llmem_constraints *c, uint32_t v)
 {
-	for (size_t i = 0; i < sizeof(constraint_fields) / sizeof(*constraint_fields); i++) {
+	for (size_t i = 0; i < versions[v].num_fields; i++) {
 		const char *f = (const char *)c + constraint_fields[i].offset;
 		uint64_t v;
 		uint32_t v32;
@@ -114,9 +141,9 @@ static uint8_t *put_constraints(uint8_t *p, const struct llmem_constraints *c)
 	return p;
 }
 
-static const uint8_t *get_constraints(const uint8_t *p, struct llmem_constraints *c)
+static const uint8_t *get_constraints(const uint8_t *p, struct llmem_constraints *c, uint32_t v)
 {
-	for (size_t i = 0; i < sizeof(constraint_fields) / sizeof(*constraint_fields); i++) {
+	for (size_t i = 0; i < versions[v].num_fields; i++) {
 		char *f = (char *)c + constraint_fields[i].offset;
 		uint64_t v;
 		uint32_t v32;
@@ -132,15 +159,19 @@ static const uint8_t *get_constraints(const uint8_t *p, struct llmem_constraints
 	return p;
 }
 
+/* Checked against the newest version: what an older one cannot carry only
+ * makes the message a newer one. */
 static int check_constraints(const struct llmem_constraints *c, int err, const char *what,
 			     const char *who)
 {
-	if (c->flags & ~KNOWN_FLAGS)
+	const struct wire_version *w = &versions[LLMEM_NEGOTIATE_WIRE_VERSION];
+
+	if (c->flags & ~w->flags)
 		return llmem_error(err, "%s: %s: unknown constraint flags 0x%x", what, who,
-				   c->flags & ~KNOWN_FLAGS);
-	if ((c->probed | c->assumed) & ~KNOWN_FIELDS)
+				   c->flags & ~w->flags);
+	if ((c->probed | c->assumed) & ~w->fields)
 		return llmem_error(err, "%s: %s: unknown constraint fields 0x%x marked", what, who,
-				   (c->probed | c->assumed) & ~KNOWN_FIELDS);
+				   (c->probed | c->assumed) & ~w->fields);
 	if (c->reserved)
 		return llmem_error(err, "%s: %s: reserved field of the constraints not zero", what,
 				   who);
@@ -189,70 +220,121 @@ static int check_participant(const struct llmem_participant *p, uint32_t index, 
 					   "pitch alignment %u",
 					   what, p->name, i, f->pitch,
 					   p->constraints.pitch_alignment);
+		if (f->flags & ~(uint32_t)CROP_FLAGS)
+			return llmem_error(err, "%s: %s: format %u has unknown flags 0x%x", what,
+					   p->name, i, f->flags & ~(uint32_t)CROP_FLAGS);
+		if (f->reserved)
+			return llmem_error(err, "%s: %s: format %u's reserved field not zero", what,
+					   p->name, i);
+		if (!f->coded_width != !f->coded_height)
+			return llmem_error(err,
+					   "%s: %s: format %u's coded size %ux%u has one side "
+					   "only",
+					   what, p->name, i, f->coded_width, f->coded_height);
 	}
 	return check_constraints(&p->constraints, err, what, p->name);
 }
 
-static size_t participant_bytes(const struct llmem_participant *p)
+static size_t participant_bytes(const struct llmem_participant *p, uint32_t v)
 {
-	size_t n = PARTICIPANT_BYTES;
+	size_t n = PARTICIPANT_BYTES(v);
 
 	for (uint32_t i = 0; i < p->num_formats; i++)
-		n += FORMAT_BYTES + 8 * (size_t)p->formats[i].num_modifiers;
+		n += versions[v].format + 8 * (size_t)p->formats[i].num_modifiers;
 	return n;
 }
 
-static uint8_t *put_header(uint8_t *p, uint32_t type, uint32_t count, size_t length)
+/* The lowest version that carries @c: 1 unless it states alignments of
+ * the coded size or its flags or marks are version 2's. */
+static uint32_t constraints_version(const struct llmem_constraints *c)
+{
+	const struct wire_version *w = &versions[1];
+
+	return c->column_alignment || c->row_alignment || (c->flags & ~w->flags) ||
+			       ((c->probed | c->assumed) & ~w->fields)
+		       ? 2
+		       : 1;
+}
+
+static uint32_t participant_version(const struct llmem_participant *p)
+{
+	for (uint32_t i = 0; i < p->num_formats; i++) {
+		const struct llmem_format_caps *f = &p->formats[i];
+
+		if (f->coded_width || f->coded_height || f->column_alignment || f->row_alignment ||
+		    f->flags)
+			return 2;
+	}
+	return constraints_version(&p->constraints);
+}
+
+static uint32_t result_version(const struct llmem_negotiated *r)
+{
+	const struct llmem_frame_layout *l = &r->layout;
+
+	return llmem_frame_coded_width(l) != l->width || llmem_frame_coded_height(l) != l->height ||
+			       (r->flags & ~versions[1].flags)
+		       ? 2
+		       : constraints_version(&r->constraints);
+}
+
+static uint8_t *put_header(uint8_t *p, uint32_t version, uint32_t type, uint32_t count,
+			   size_t length)
 {
 	memcpy(p, WIRE_MAGIC, 8);
-	p = put32(p + 8, LLMEM_NEGOTIATE_WIRE_VERSION);
+	p = put32(p + 8, version);
 	p = put32(p, type);
 	p = put32(p, count);
 	return put32(p, (uint32_t)length);
 }
 
-int llmem_negotiate_wire_header(const void *header, uint32_t type, uint32_t *count,
-				uint32_t *length)
+int llmem_negotiate_wire_header(const void *header, uint32_t type, uint32_t *version,
+				uint32_t *count, uint32_t *length)
 {
 	static const char *const names[] = { "", "statement", "result" };
 	const uint8_t *p = (const uint8_t *)header + 8;
-	uint32_t version, got, n, len;
+	uint32_t v, got, n, len;
 
 	if (memcmp(header, WIRE_MAGIC, 8))
 		return llmem_error(-EPROTO, "negotiation %s: not a negotiation message",
 				   names[type]);
-	version = get32(&p);
+	v = get32(&p);
 	got = get32(&p);
 	n = get32(&p);
 	len = get32(&p);
-	if (version != LLMEM_NEGOTIATE_WIRE_VERSION)
-		return llmem_error(-EPROTO, "negotiation %s: the peer speaks version %u, not %u",
-				   names[type], version, LLMEM_NEGOTIATE_WIRE_VERSION);
+	if (v < LLMEM_NEGOTIATE_WIRE_MIN_VERSION || v > LLMEM_NEGOTIATE_WIRE_VERSION)
+		return llmem_error(-EPROTO,
+				   "negotiation %s: the peer speaks version %u, not %u to %u",
+				   names[type], v, LLMEM_NEGOTIATE_WIRE_MIN_VERSION,
+				   LLMEM_NEGOTIATE_WIRE_VERSION);
 	if (got != type)
 		return llmem_error(-EPROTO, "negotiation %s: a message of type %u (%s)",
 				   names[type], got,
 				   got == LLMEM_NEGOTIATE_WIRE_STATEMENT ? "a statement"
 				   : got == LLMEM_NEGOTIATE_WIRE_RESULT	 ? "a result"
 									 : "unknown");
-	if (type == LLMEM_NEGOTIATE_WIRE_RESULT && (n != 1 || len != RESULT_BYTES))
+	if (type == LLMEM_NEGOTIATE_WIRE_RESULT && (n != 1 || len != RESULT_BYTES(v)))
 		return llmem_error(-EPROTO,
-				   "negotiation result: count %u and length %u; 1 and %u expected",
-				   n, len, RESULT_BYTES);
+				   "negotiation result: count %u and length %u; 1 and %zu expected "
+				   "in version %u",
+				   n, len, RESULT_BYTES(v), v);
 	if (type == LLMEM_NEGOTIATE_WIRE_STATEMENT && (!n || n > LLMEM_NEGOTIATE_MAX_PARTICIPANTS))
 		return llmem_error(-EPROTO, "negotiation statement: %u participants; 1 to %u", n,
 				   LLMEM_NEGOTIATE_MAX_PARTICIPANTS);
 	if (type == LLMEM_NEGOTIATE_WIRE_STATEMENT &&
-	    (len < (uint64_t)n * PARTICIPANT_BYTES || len > (uint64_t)n * PARTICIPANT_MAX))
+	    (len < (uint64_t)n * PARTICIPANT_BYTES(v) || len > (uint64_t)n * PARTICIPANT_MAX(v)))
 		return llmem_error(-EPROTO,
 				   "negotiation statement: %u bytes cannot hold %u participants",
 				   len, n);
+	*version = v;
 	*count = n;
 	*length = len;
 	return 0;
 }
 
 /* The header of a whole message of @len bytes at @buf. */
-static int check_message(const void *buf, size_t len, uint32_t type, uint32_t *count)
+static int check_message(const void *buf, size_t len, uint32_t type, uint32_t *version,
+			 uint32_t *count)
 {
 	uint32_t length;
 	int ret;
@@ -260,7 +342,7 @@ static int check_message(const void *buf, size_t len, uint32_t type, uint32_t *c
 	if (len < LLMEM_NEGOTIATE_WIRE_HEADER)
 		return llmem_error(-EPROTO, "negotiation message: %zu bytes, shorter than a header",
 				   len);
-	ret = llmem_negotiate_wire_header(buf, type, count, &length);
+	ret = llmem_negotiate_wire_header(buf, type, version, count, &length);
 	if (ret)
 		return ret;
 	if (length != len - LLMEM_NEGOTIATE_WIRE_HEADER)
@@ -275,6 +357,7 @@ LLMEM_PUBLIC int llmem_negotiate_encode_statement(const struct llmem_participant
 {
 	size_t size = LLMEM_NEGOTIATE_WIRE_HEADER;
 	uint8_t *p = buf;
+	uint32_t v = LLMEM_NEGOTIATE_WIRE_MIN_VERSION;
 	int ret;
 
 	if (!ps || (!buf && capacity))
@@ -287,14 +370,17 @@ LLMEM_PUBLIC int llmem_negotiate_encode_statement(const struct llmem_participant
 		ret = check_participant(&ps[i], i, -EINVAL, "encode statement");
 		if (ret)
 			return ret;
-		size += participant_bytes(&ps[i]);
+		if (participant_version(&ps[i]) > v)
+			v = participant_version(&ps[i]);
 	}
+	for (uint32_t i = 0; i < count; i++)
+		size += participant_bytes(&ps[i], v);
 	if (!buf)
 		return (int)size;
 	if (capacity < size)
 		return llmem_error(-ENOSPC, "encode statement: %zu bytes, room for %zu", size,
 				   capacity);
-	p = put_header(p, LLMEM_NEGOTIATE_WIRE_STATEMENT, count,
+	p = put_header(p, v, LLMEM_NEGOTIATE_WIRE_STATEMENT, count,
 		       size - LLMEM_NEGOTIATE_WIRE_HEADER);
 	for (uint32_t i = 0; i < count; i++) {
 		size_t len = strlen(ps[i].name);
@@ -303,7 +389,7 @@ LLMEM_PUBLIC int llmem_negotiate_encode_statement(const struct llmem_participant
 		memcpy(p, ps[i].name, len);
 		p = put32(p + NAME_BYTES, ps[i].kind);
 		p = put32(p, ps[i].num_formats);
-		p = put_constraints(p, &ps[i].constraints);
+		p = put_constraints(p, &ps[i].constraints, v);
 		for (uint32_t f = 0; f < ps[i].num_formats; f++) {
 			const struct llmem_format_caps *c = &ps[i].formats[f];
 
@@ -312,6 +398,14 @@ LLMEM_PUBLIC int llmem_negotiate_encode_statement(const struct llmem_participant
 			p = put32(p, c->source);
 			p = put32(p, c->pitch);
 			p = put64(p, c->min_size);
+			if (v >= 2) {
+				p = put32(p, c->coded_width);
+				p = put32(p, c->coded_height);
+				p = put32(p, c->column_alignment);
+				p = put32(p, c->row_alignment);
+				p = put32(p, c->flags);
+				p = put32(p, c->reserved);
+			}
 			for (uint32_t m = 0; m < c->num_modifiers; m++)
 				p = put64(p, c->modifiers[m]);
 		}
@@ -320,14 +414,14 @@ LLMEM_PUBLIC int llmem_negotiate_encode_statement(const struct llmem_participant
 }
 
 /* One participant from *@p, @left bytes on: *@p and @left advance past it. */
-static int get_participant(const uint8_t **p, size_t *left, uint32_t index,
+static int get_participant(const uint8_t **p, size_t *left, uint32_t index, uint32_t v,
 			   struct llmem_participant *out)
 {
 	const char *what = "negotiation statement";
 	const uint8_t *q = *p;
 	size_t len;
 
-	if (*left < PARTICIPANT_BYTES)
+	if (*left < PARTICIPANT_BYTES(v))
 		return llmem_error(-EPROTO, "%s: participant %u is truncated", what, index);
 	memset(out, 0, sizeof(*out));
 	memcpy(out->name, q, NAME_BYTES);
@@ -339,15 +433,15 @@ static int get_participant(const uint8_t **p, size_t *left, uint32_t index,
 	q += NAME_BYTES;
 	out->kind = get32(&q);
 	out->num_formats = get32(&q);
-	q = get_constraints(q, &out->constraints);
-	*left -= PARTICIPANT_BYTES;
+	q = get_constraints(q, &out->constraints, v);
+	*left -= PARTICIPANT_BYTES(v);
 	if (out->num_formats > LLMEM_NEGOTIATE_MAX_FORMATS)
 		return llmem_error(-EPROTO, "%s: participant %u: %u formats; at most %u", what,
 				   index, out->num_formats, LLMEM_NEGOTIATE_MAX_FORMATS);
 	for (uint32_t f = 0; f < out->num_formats; f++) {
 		struct llmem_format_caps *c = &out->formats[f];
 
-		if (*left < FORMAT_BYTES)
+		if (*left < versions[v].format)
 			return llmem_error(-EPROTO, "%s: participant %u: format %u is truncated",
 					   what, index, f);
 		c->fourcc = get32(&q);
@@ -355,7 +449,15 @@ static int get_participant(const uint8_t **p, size_t *left, uint32_t index,
 		c->source = get32(&q);
 		c->pitch = get32(&q);
 		c->min_size = get64(&q);
-		*left -= FORMAT_BYTES;
+		if (v >= 2) {
+			c->coded_width = get32(&q);
+			c->coded_height = get32(&q);
+			c->column_alignment = get32(&q);
+			c->row_alignment = get32(&q);
+			c->flags = get32(&q);
+			c->reserved = get32(&q);
+		}
+		*left -= versions[v].format;
 		if (c->num_modifiers > LLMEM_NEGOTIATE_MAX_MODIFIERS)
 			return llmem_error(-EPROTO,
 					   "%s: participant %u: format %u has %u modifiers; "
@@ -381,7 +483,7 @@ LLMEM_PUBLIC int llmem_negotiate_decode_statement(const void *buf, size_t len,
 {
 	const uint8_t *p;
 	size_t left;
-	uint32_t n;
+	uint32_t n, v, needs = LLMEM_NEGOTIATE_WIRE_MIN_VERSION;
 	int ret;
 
 	if (!buf || !ps || !count)
@@ -389,7 +491,7 @@ LLMEM_PUBLIC int llmem_negotiate_decode_statement(const void *buf, size_t len,
 				   !buf	 ? "buffer"
 				   : !ps ? "participants"
 					 : "count");
-	ret = check_message(buf, len, LLMEM_NEGOTIATE_WIRE_STATEMENT, &n);
+	ret = check_message(buf, len, LLMEM_NEGOTIATE_WIRE_STATEMENT, &v, &n);
 	if (ret)
 		return ret;
 	if (n > capacity)
@@ -398,14 +500,21 @@ LLMEM_PUBLIC int llmem_negotiate_decode_statement(const void *buf, size_t len,
 	p = (const uint8_t *)buf + LLMEM_NEGOTIATE_WIRE_HEADER;
 	left = len - LLMEM_NEGOTIATE_WIRE_HEADER;
 	for (uint32_t i = 0; i < n; i++) {
-		ret = get_participant(&p, &left, i, &ps[i]);
+		ret = get_participant(&p, &left, i, v, &ps[i]);
 		if (ret)
 			return ret;
+		if (participant_version(&ps[i]) > needs)
+			needs = participant_version(&ps[i]);
 	}
 	if (left)
 		return llmem_error(-EPROTO,
 				   "negotiation statement: %zu bytes past its last participant",
 				   left);
+	/* One encoding per statement: the lowest version that holds it. */
+	if (needs != v)
+		return llmem_error(-EPROTO,
+				   "negotiation statement: version %u for what version %u holds", v,
+				   needs);
 	*count = n;
 	return 0;
 }
@@ -415,6 +524,7 @@ LLMEM_PUBLIC int llmem_negotiate_encode_result(const struct llmem_negotiated *r,
 {
 	const struct llmem_frame_layout *l;
 	uint8_t *p = buf;
+	uint32_t v;
 	int ret;
 
 	if (!r || (!buf && capacity))
@@ -425,15 +535,16 @@ LLMEM_PUBLIC int llmem_negotiate_encode_result(const struct llmem_negotiated *r,
 		ret = check_constraints(&r->constraints, -EINVAL, "encode result", "the result");
 	if (ret)
 		return ret;
-	if (r->flags & ~KNOWN_FLAGS)
+	if (r->flags & ~versions[LLMEM_NEGOTIATE_WIRE_VERSION].flags)
 		return llmem_error(-EINVAL, "encode result: unknown flags 0x%x",
-				   r->flags & ~KNOWN_FLAGS);
+				   r->flags & ~versions[LLMEM_NEGOTIATE_WIRE_VERSION].flags);
+	v = result_version(r);
 	if (!buf)
-		return LLMEM_NEGOTIATE_WIRE_HEADER + RESULT_BYTES;
-	if (capacity < LLMEM_NEGOTIATE_WIRE_HEADER + RESULT_BYTES)
-		return llmem_error(-ENOSPC, "encode result: %d bytes, room for %zu",
-				   LLMEM_NEGOTIATE_WIRE_HEADER + RESULT_BYTES, capacity);
-	p = put_header(p, LLMEM_NEGOTIATE_WIRE_RESULT, 1, RESULT_BYTES);
+		return (int)(LLMEM_NEGOTIATE_WIRE_HEADER + RESULT_BYTES(v));
+	if (capacity < LLMEM_NEGOTIATE_WIRE_HEADER + RESULT_BYTES(v))
+		return llmem_error(-ENOSPC, "encode result: %zu bytes, room for %zu",
+				   LLMEM_NEGOTIATE_WIRE_HEADER + RESULT_BYTES(v), capacity);
+	p = put_header(p, v, LLMEM_NEGOTIATE_WIRE_RESULT, 1, RESULT_BYTES(v));
 	p = put32(p, l->fourcc);
 	p = put32(p, l->width);
 	p = put32(p, l->height);
@@ -444,10 +555,14 @@ LLMEM_PUBLIC int llmem_negotiate_encode_result(const struct llmem_negotiated *r,
 	for (uint32_t i = 0; i < LLMEM_FRAME_MAX_PLANES; i++)
 		p = put32(p, i < l->num_planes ? l->pitch[i] : 0);
 	p = put64(p, l->size);
-	p = put_constraints(p, &r->constraints);
+	if (v >= 2) {
+		p = put32(p, llmem_frame_coded_width(l));
+		p = put32(p, llmem_frame_coded_height(l));
+	}
+	p = put_constraints(p, &r->constraints, v);
 	p = put32(p, r->flags);
 	put32(p, r->min_buffers);
-	return LLMEM_NEGOTIATE_WIRE_HEADER + RESULT_BYTES;
+	return (int)(LLMEM_NEGOTIATE_WIRE_HEADER + RESULT_BYTES(v));
 }
 
 LLMEM_PUBLIC int llmem_negotiate_decode_result(const void *buf, size_t len,
@@ -456,12 +571,12 @@ LLMEM_PUBLIC int llmem_negotiate_decode_result(const void *buf, size_t len,
 	struct llmem_negotiated out = { 0 };
 	struct llmem_frame_layout *l = &out.layout;
 	const uint8_t *p;
-	uint32_t n;
+	uint32_t n, v;
 	int ret;
 
 	if (!buf || !r)
 		return llmem_error(-EINVAL, "decode result: NULL %s", buf ? "result" : "buffer");
-	ret = check_message(buf, len, LLMEM_NEGOTIATE_WIRE_RESULT, &n);
+	ret = check_message(buf, len, LLMEM_NEGOTIATE_WIRE_RESULT, &v, &n);
 	if (ret)
 		return ret;
 	p = (const uint8_t *)buf + LLMEM_NEGOTIATE_WIRE_HEADER;
@@ -475,7 +590,9 @@ LLMEM_PUBLIC int llmem_negotiate_decode_result(const void *buf, size_t len,
 	for (uint32_t i = 0; i < LLMEM_FRAME_MAX_PLANES; i++)
 		l->pitch[i] = get32(&p);
 	l->size = get64(&p);
-	p = get_constraints(p, &out.constraints);
+	l->coded_width = v >= 2 ? get32(&p) : l->width;
+	l->coded_height = v >= 2 ? get32(&p) : l->height;
+	p = get_constraints(p, &out.constraints, v);
 	out.flags = get32(&p);
 	out.min_buffers = get32(&p);
 	if (l->num_planes > LLMEM_FRAME_MAX_PLANES)
@@ -487,14 +604,23 @@ LLMEM_PUBLIC int llmem_negotiate_decode_result(const void *buf, size_t len,
 					   "negotiation result: plane %u past the %u planes "
 					   "not zero",
 					   i, l->num_planes);
+	if (!l->coded_width || !l->coded_height)
+		return llmem_error(-EPROTO, "negotiation result: a coded size of %ux%u",
+				   l->coded_width, l->coded_height);
 	if (llmem_frame_layout_check(l, "negotiation result"))
 		return -EPROTO;
 	ret = check_constraints(&out.constraints, -EPROTO, "negotiation result", "the result");
 	if (ret)
 		return ret;
-	if (out.flags & ~KNOWN_FLAGS)
+	if (out.flags & ~versions[v].flags)
 		return llmem_error(-EPROTO, "negotiation result: unknown flags 0x%x",
-				   out.flags & ~KNOWN_FLAGS);
+				   out.flags & ~versions[v].flags);
+	if (result_version(&out) != v)
+		return llmem_error(-EPROTO,
+				   "negotiation result: version %u for what version %u holds", v,
+				   result_version(&out));
+	for (uint32_t i = 0; i < l->num_planes; i++)
+		llmem_frame_layout_padding(l, i, &out.padding[i]);
 	*r = out;
 	return 0;
 }

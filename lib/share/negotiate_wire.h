@@ -17,12 +17,13 @@ enum llmem_negotiate_wire_type {
 };
 
 /*
- * Checks the LLMEM_NEGOTIATE_WIRE_HEADER bytes at @header: magic, version,
- * @type, and a count and length within what that type can have.
- * Return: 0 with *@count and *@length (the bytes after the header), or
- * -EPROTO naming what is wrong.
+ * Checks the LLMEM_NEGOTIATE_WIRE_HEADER bytes at @header: magic, a
+ * version spoken, @type, and a count and length within what that type can
+ * have in that version.
+ * Return: 0 with *@version, *@count and *@length (the bytes after the
+ * header), or -EPROTO naming what is wrong.
  */
-int llmem_negotiate_wire_header(const void *header, uint32_t type, uint32_t *count,
-				uint32_t *length);
+int llmem_negotiate_wire_header(const void *header, uint32_t type, uint32_t *version,
+				uint32_t *count, uint32_t *length);
 
 #endif

@@ -23,6 +23,7 @@
 #include <llmem/memory.h>
 
 #include "base/error.h"
+#include "memory/frame.h"
 #include "video/camera.h"
 #include "video/negotiation.h"
 #include "video/v4l2.h"
@@ -131,6 +132,43 @@ static int check_info(const struct llmem_camera_create_info *ci)
 	return 0;
 }
 
+/*
+ * The camera's format for a negotiated frame: the picture's size with the
+ * frame's pitch, so that it writes the picture into the frame's rows and
+ * leaves the padding alone; where the frame's planes share a buffer and
+ * the CbCr plane follows the coded rows (NV12 coded taller than the
+ * picture), the coded height with the picture as its compose rectangle.
+ */
+static int set_coded_format(struct llmem_camera *c, uint32_t fourcc,
+			    const struct llmem_negotiated *n)
+{
+	const struct llmem_frame_layout *nl = &n->layout;
+	struct llmem_frame_layout *l = &c->info.layout;
+	bool rows = nl->coded_height != nl->height;
+	bool compose = rows && fourcc == V4L2_PIX_FMT_NV12;
+	int ret;
+
+	if (rows && fourcc == V4L2_PIX_FMT_NV12M)
+		return llmem_error(-ENOTSUP, "camera: NV12M frames coded %u rows for %u",
+				   nl->coded_height, nl->height);
+	ret = llmem_v4l2_set_format_pitch(c->dev, fourcc, nl->width,
+					  compose ? nl->coded_height : nl->height, nl->pitch[0],
+					  &c->info.format);
+	if (!ret && compose)
+		ret = llmem_v4l2_compose(c->dev, nl->width, nl->height);
+	if (!ret)
+		ret = llmem_v4l2_format_layout(&c->info.format, l);
+	if (ret)
+		return ret;
+	l->height = nl->height;
+	l->coded_width = nl->coded_width;
+	l->coded_height = nl->coded_height;
+	/* One buffer for the whole frame: as large as the largest demand. */
+	if (c->info.format.mem_planes == 1 && nl->size > l->size)
+		l->size = nl->size;
+	return llmem_frame_layout_check(l, "camera frame");
+}
+
 /* The captured frames' format: the driver's, or the layout negotiated
  * with the participants, the camera asked for its pitch. */
 static int set_format(struct llmem_camera *c, const struct llmem_camera_create_info *ci,
@@ -149,17 +187,7 @@ static int set_format(struct llmem_camera *c, const struct llmem_camera_create_i
 	if (!ret)
 		ret = llmem_video_negotiate(c->session, &queue, NULL, 0, ci->participants,
 					    ci->num_participants, drm, width, height, &n);
-	if (!ret)
-		ret = llmem_v4l2_set_format_pitch(c->dev, fourcc, width, height, n.layout.pitch[0],
-						  &c->info.format);
-	if (!ret)
-		ret = llmem_v4l2_format_layout(&c->info.format, &c->info.layout);
-	if (ret)
-		return ret;
-	/* One buffer for the whole frame: as large as the largest demand. */
-	if (c->info.format.mem_planes == 1 && n.layout.size > c->info.layout.size)
-		c->info.layout.size = n.layout.size;
-	return 0;
+	return ret ? ret : set_coded_format(c, fourcc, &n);
 }
 
 static int setup(struct llmem_camera *c, const struct llmem_camera_create_info *ci)

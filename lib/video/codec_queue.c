@@ -150,6 +150,61 @@ LLMEM_PUBLIC int llmem_codec_get_format(struct llmem_codec *c, uint32_t queue,
 	return 0;
 }
 
+/* A driver without the rectangle answers ENOTTY (no selection at all) or
+ * EINVAL (not this target on this queue). */
+static int picture_error(struct llmem_codec *c, const struct codec_queue *q, const char *call,
+			 int err)
+{
+	if (err == -ENOTTY || err == -EINVAL)
+		return llmem_error(-ENOTSUP, "%s %s has no %s rectangle (%s: %s)", c->path,
+				   llmem_codec_queue_name(c, q),
+				   V4L2_TYPE_IS_OUTPUT(q->type) ? "crop" : "compose", call,
+				   strerror(-err));
+	return llmem_error(err, "%s on %s: %s", call, c->path, strerror(-err));
+}
+
+LLMEM_PUBLIC int llmem_codec_set_picture(struct llmem_codec *c, uint32_t queue, uint32_t width,
+					 uint32_t height)
+{
+	struct codec_queue *q = get_queue(c, queue, "llmem_codec_set_picture");
+	struct v4l2_rect got;
+	int ret;
+
+	if (!q)
+		return -EINVAL;
+	if (!width || !height)
+		return llmem_error(-EINVAL, "llmem_codec_set_picture: a picture of %ux%u", width,
+				   height);
+	ret = llmem_v4l2_set_picture(c->fd, q->type, width, height, &got);
+	if (ret)
+		return picture_error(c, q, "VIDIOC_S_SELECTION", ret);
+	if (got.left || got.top || got.width != width || got.height != height)
+		return llmem_error(-ENOTSUP, "%s %s sets a picture of %ux%u at (%d,%d), not %ux%u",
+				   c->path, llmem_codec_queue_name(c, q), got.width, got.height,
+				   got.left, got.top, width, height);
+	return 0;
+}
+
+LLMEM_PUBLIC int llmem_codec_get_picture(struct llmem_codec *c, uint32_t queue,
+					 struct llmem_codec_rect *out)
+{
+	struct codec_queue *q = get_queue(c, queue, "llmem_codec_get_picture");
+	struct v4l2_rect r;
+	int ret;
+
+	if (!q)
+		return -EINVAL;
+	if (!out)
+		return llmem_error(-EINVAL, "llmem_codec_get_picture: NULL out");
+	ret = llmem_v4l2_get_picture(c->fd, q->type, &r);
+	if (ret)
+		return picture_error(c, q, "VIDIOC_G_SELECTION", ret);
+	*out = (struct llmem_codec_rect){
+		.left = r.left, .top = r.top, .width = r.width, .height = r.height
+	};
+	return 0;
+}
+
 static int to_v4l2_memory(uint32_t memory)
 {
 	if (memory == LLMEM_V4L2_MEMORY_DMABUF)

@@ -19,6 +19,7 @@
 #include <llmem/memory.h>
 
 #include "base/error.h"
+#include "memory/frame.h"
 #include "video/decoder.h"
 #include "video/negotiation.h"
 #include "video/v4l2.h"
@@ -71,6 +72,40 @@ void llmem_decoder_free_frames(struct llmem_decoder *d)
 	d->rgba_is_decoded = false;
 }
 
+/*
+ * The frames' layout: the coded frame the CAPTURE format describes, the
+ * picture its compose rectangle (dev-decoder.rst), which the conversion
+ * and a display read.  A picture of an odd side in a format of pixel pairs
+ * keeps the coded frame's next column or row.
+ */
+static int picture_layout(struct llmem_decoder *d, uint32_t drm)
+{
+	struct llmem_decoder_info *info = &d->info;
+	const struct llmem_codec_format *f = &info->format;
+	struct llmem_codec_rect pic = { .width = f->width, .height = f->height };
+	struct llmem_frame_constraints c = { .pitch = f->bytesperline[0],
+					     .min_size = f->sizeimage[0],
+					     .coded_width = f->width,
+					     .coded_height = f->height };
+	uint32_t gw, gh;
+	int ret;
+
+	ret = llmem_codec_get_picture(d->codec, LLMEM_CODEC_CAPTURE, &pic);
+	if (ret && ret != -ENOTSUP)
+		return ret;
+	if (pic.left || pic.top || !pic.width || !pic.height || pic.width > f->width ||
+	    pic.height > f->height)
+		return llmem_error(-ENOTSUP,
+				   "%s composes a %ux%u picture at (%d,%d) in %ux%u frames: llmem "
+				   "lays pictures out at the top left",
+				   info->device, pic.width, pic.height, pic.left, pic.top, f->width,
+				   f->height);
+	llmem_frame_side_granules(drm, &gw, &gh);
+	pic.width += pic.width % gw;
+	pic.height += pic.height % gh;
+	return llmem_frame_layout_init(drm, pic.width, pic.height, &c, &info->layout);
+}
+
 static int set_format(struct llmem_decoder *d)
 {
 	struct llmem_decoder_info *info = &d->info;
@@ -104,13 +139,8 @@ static int set_format(struct llmem_decoder *d)
 				   info->format.num_planes, LLMEM_V4L2_MAX_MEM_PLANES);
 	memset(&info->layout, 0, sizeof(info->layout));
 	drm = llmem_v4l2_drm_fourcc(info->format.fourcc);
-	if (drm && info->format.num_planes == 1) {
-		struct llmem_frame_constraints c = { .pitch = info->format.bytesperline[0],
-						     .min_size = info->format.sizeimage[0] };
-
-		ret = llmem_frame_layout_init(drm, info->format.width, info->format.height, &c,
-					      &info->layout);
-	}
+	if (drm && info->format.num_planes == 1)
+		ret = picture_layout(d, drm);
 	return ret;
 }
 
@@ -182,10 +212,11 @@ static int alloc_rgba(struct llmem_decoder *d)
 	memset(&info->rgba_layout, 0, sizeof(info->rgba_layout));
 	if (!(d->ci.flags & LLMEM_DECODER_CONVERT))
 		return 0;
-	ret = llmem_video_negotiate(d->session, NULL, "the decoder's RGBA pitch alignment",
-				    d->ci.rgba_pitch_alignment, d->ci.rgba_participants,
-				    d->ci.num_rgba_participants, fourcc, info->format.width,
-				    info->format.height, &n);
+	ret = llmem_video_negotiate(
+		d->session, NULL, "the decoder's RGBA pitch alignment", d->ci.rgba_pitch_alignment,
+		d->ci.rgba_participants, d->ci.num_rgba_participants, fourcc,
+		info->layout.num_planes ? info->layout.width : info->format.width,
+		info->layout.num_planes ? info->layout.height : info->format.height, &n);
 	if (ret)
 		return ret;
 	if (decoded_is_rgba(info, fourcc, &n)) {

@@ -62,6 +62,10 @@ static int check_info(const struct llmem_encoder_create_info *ci)
 	if (!ci->width != !ci->height)
 		return llmem_error(-EINVAL, "encoder open: size %ux%u: give both sides or neither",
 				   ci->width, ci->height);
+	if (!ci->coded_width != !ci->coded_height)
+		return llmem_error(-EINVAL,
+				   "encoder open: coded size %ux%u: give both sides or neither",
+				   ci->coded_width, ci->coded_height);
 	return 0;
 }
 
@@ -86,20 +90,37 @@ static int open_node(struct llmem_encoder *e, const struct llmem_encoder_create_
 	return 0;
 }
 
-/* The coded format first, then the raw one, as dev-encoder.rst says; the
- * frames are laid out already, so the driver must take them as they are. */
+/*
+ * The coded format first, then the raw one at the frames' coded size, then
+ * the picture as its crop rectangle, as dev-encoder.rst says.  Frames laid
+ * out already must be taken as they are; without a coded size the driver
+ * rounds the picture up to its own.
+ */
 static int set_formats(struct llmem_encoder *e, const struct llmem_encoder_create_info *ci)
 {
 	struct llmem_codec_format coded = e->info.coded, raw = e->info.raw;
 	const struct llmem_codec_format *got = &e->info.raw;
+	struct llmem_codec_rect *pic = &e->info.picture;
 	int ret;
 
-	ret = llmem_codec_set_format(e->codec, LLMEM_CODEC_CAPTURE, &coded, &e->info.coded);
+	if (ci->coded_width && (ci->coded_width < pic->width || ci->coded_height < pic->height))
+		return llmem_error(-EINVAL, "encoder open: a %ux%u picture in %ux%u coded frames",
+				   pic->width, pic->height, ci->coded_width, ci->coded_height);
+	if (ci->coded_width) {
+		raw.width = ci->coded_width;
+		raw.height = ci->coded_height;
+	}
+	/* The OUTPUT format sets the bitstream buffers' size (coded frames
+	 * larger than the picture need more): CAPTURE's is read again. */
+	ret = llmem_codec_set_format(e->codec, LLMEM_CODEC_CAPTURE, &coded, NULL);
 	if (!ret)
 		ret = llmem_codec_set_format(e->codec, LLMEM_CODEC_OUTPUT, &raw, &e->info.raw);
+	if (!ret)
+		ret = llmem_codec_get_format(e->codec, LLMEM_CODEC_CAPTURE, &e->info.coded);
 	if (ret)
 		return ret;
-	if (got->width != raw.width || got->height != raw.height ||
+	if ((ci->coded_width && (got->width != raw.width || got->height != raw.height)) ||
+	    got->width < pic->width || got->height < pic->height ||
 	    (ci->pitch && got->bytesperline[0] != ci->pitch))
 		return llmem_error(-EINVAL,
 				   "%s takes %ux%u frames with pitch %u; these are %ux%u with "
@@ -107,7 +128,18 @@ static int set_formats(struct llmem_encoder *e, const struct llmem_encoder_creat
 				   e->info.device, got->width, got->height, got->bytesperline[0],
 				   raw.width, raw.height,
 				   ci->pitch ? ci->pitch : got->bytesperline[0]);
-	return 0;
+	if (got->width == pic->width && got->height == pic->height)
+		return 0;
+	ret = llmem_codec_set_picture(e->codec, LLMEM_CODEC_OUTPUT, pic->width, pic->height);
+	if (ret == -ENOTSUP) {
+		char why[256];
+
+		snprintf(why, sizeof(why), "%s", llmem_last_error());
+		return llmem_error(
+			-ENOTSUP, "%s codes %ux%u frames and cannot be told the %ux%u picture: %s",
+			e->info.device, got->width, got->height, pic->width, pic->height, why);
+	}
+	return ret;
 }
 
 static int setup_buffers(struct llmem_encoder *e)
@@ -161,6 +193,8 @@ LLMEM_PUBLIC int llmem_encoder_open(struct llmem_session *session,
 	e->info.raw.fourcc = ci->fourcc ? ci->fourcc : V4L2_PIX_FMT_YUYV;
 	e->info.raw.width = e->info.coded.width = ci->width ? ci->width : 640;
 	e->info.raw.height = e->info.coded.height = ci->height ? ci->height : 480;
+	e->info.picture.width = e->info.raw.width;
+	e->info.picture.height = e->info.raw.height;
 	e->info.frames = ci->frames ? ci->frames : 4;
 	e->info.bitstream_buffers = ci->bitstream_buffers ? ci->bitstream_buffers : 2;
 	e->info.flags = ci->flags;

@@ -47,6 +47,23 @@ int llmem_v4l2_call(struct llmem_v4l2 *dev, unsigned long request, const char *n
 
 #define LLMEM_V4L2_CALL(dev, request, arg) llmem_v4l2_call(dev, request, #request, arg)
 
+/*
+ * v4l2_selection.c: the picture's rectangle in a queue's frames of buffer
+ * @type, the crop rectangle of an OUTPUT queue and the compose rectangle
+ * of a CAPTURE queue.  Set at the top left at @width x @height, and what
+ * the driver made of it in @got; or read.  0 or the ioctl's -errno,
+ * nothing recorded: the callers name the node.
+ */
+int llmem_v4l2_set_picture(int fd, uint32_t type, uint32_t width, uint32_t height,
+			   struct v4l2_rect *got);
+int llmem_v4l2_get_picture(int fd, uint32_t type, struct v4l2_rect *out);
+
+/* The capture node's compose rectangle: where in its frames of the format
+ * set it writes the picture, at their top left (v4l2_format.c).  0;
+ * -ENOTSUP where the driver composes elsewhere; the ioctl's errors,
+ * recorded. */
+int llmem_v4l2_compose(struct llmem_v4l2 *dev, uint32_t width, uint32_t height);
+
 /* v4l2_participant_check.c: whether V4L2 participant @p (its node and
  * queue) takes frame @f through S_FMT, REQBUFS and QBUF; 0, or the refusal
  * naming the participant and the call. */

@@ -225,6 +225,20 @@ LLMEM_PUBLIC int llmem_v4l2_set_format_pitch(struct llmem_v4l2 *dev, uint32_t fo
 	return 0;
 }
 
+int llmem_v4l2_compose(struct llmem_v4l2 *dev, uint32_t width, uint32_t height)
+{
+	struct v4l2_rect got;
+	int ret = llmem_v4l2_set_picture(dev->fd, dev->type, width, height, &got);
+
+	if (ret)
+		return llmem_error(ret, "VIDIOC_S_SELECTION (compose %ux%u) on %s: %s", width,
+				   height, dev->path, strerror(-ret));
+	if (got.left || got.top || got.width != width || got.height != height)
+		return llmem_error(-ENOTSUP, "%s composes %ux%u at (%d,%d), not %ux%u", dev->path,
+				   got.width, got.height, got.left, got.top, width, height);
+	return 0;
+}
+
 /*
  * NV12M as DRM sees a framebuffer of a buffer per plane: NV12, each plane
  * at the start of its own memory plane, which must hold its rows.

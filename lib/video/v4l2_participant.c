@@ -102,6 +102,76 @@ static int pitch_granularity(int fd, const struct llmem_v4l2_queue_info *q, uint
 	return 0;
 }
 
+/*
+ * The alignment of a side the driver rounds up to: the smallest step of
+ * 1, 2, 4 ... PAD pixels past its own size that it keeps; 0 where it
+ * keeps none (a bound, or rounding of another kind).
+ */
+static int side_alignment(int fd, const struct llmem_v4l2_queue_info *q, uint32_t pixelformat,
+			  const struct tried *own, bool columns, uint32_t *alignment)
+{
+	*alignment = 0;
+	for (uint32_t step = 1; step <= PAD; step *= 2) {
+		struct tried t;
+		int ret = try_format(fd, q, pixelformat, own->width + (columns ? step : 0),
+				     own->height + (columns ? 0 : step), 0, &t);
+
+		if (ret)
+			return ret;
+		if ((columns ? t.width : t.height) == (columns ? own->width : own->height) + step) {
+			*alignment = step;
+			return 0;
+		}
+	}
+	return 0;
+}
+
+/*
+ * A driver that rounds the picture up to its blocks (vicodec's OUTPUT:
+ * 1000x562 YUYV to 1008x568) states that coded size for the format
+ * (reported), which its pitch and size are for, and the alignment of each
+ * side (probed).
+ */
+static int state_coded(int fd, const struct llmem_v4l2_queue_info *q, uint32_t pixelformat,
+		       const struct tried *own, struct llmem_participant *p,
+		       struct llmem_format_caps *f)
+{
+	int ret;
+
+	f->coded_width = own->width;
+	f->coded_height = own->height;
+	ret = side_alignment(fd, q, pixelformat, own, true, &f->column_alignment);
+	if (!ret)
+		ret = side_alignment(fd, q, pixelformat, own, false, &f->row_alignment);
+	if (ret)
+		return llmem_error(ret, "VIDIOC_TRY_FMT on %s: %s", p->name, strerror(-ret));
+	p->constraints.probed |= LLMEM_C_COLUMN_ALIGNMENT | LLMEM_C_ROW_ALIGNMENT;
+	return 0;
+}
+
+/*
+ * Whether the queue takes a picture smaller than its frame: an OUTPUT
+ * queue by its crop rectangle (an encoder's, dev-encoder.rst), a capture
+ * queue by its pitch and, for the planes of one buffer that follow its own
+ * rows (NV12), its compose rectangle; reported by G_SELECTION answering.
+ */
+static void state_crop(int fd, uint32_t output, const uint32_t *pixelformats,
+		       struct llmem_participant *p)
+{
+	struct v4l2_rect r;
+	bool selects = !llmem_v4l2_get_picture(
+		fd, output ? V4L2_BUF_TYPE_VIDEO_OUTPUT : V4L2_BUF_TYPE_VIDEO_CAPTURE, &r);
+
+	if (output && !selects) {
+		p->constraints.flags |=
+			LLMEM_CONSTRAINT_NO_CROP_WIDTH | LLMEM_CONSTRAINT_NO_CROP_HEIGHT;
+		return;
+	}
+	for (uint32_t i = 0; !output && !selects && i < p->num_formats; i++)
+		if (pixelformats[i] == V4L2_PIX_FMT_NV12)
+			p->formats[i].flags |= LLMEM_CONSTRAINT_NO_CROP_HEIGHT;
+}
+
 /* The queue's minimum of buffers, where the driver has the control. */
 static uint32_t min_buffers(int fd, bool output)
 {
@@ -161,7 +231,12 @@ static int state_layouts(int fd, const struct llmem_v4l2_queue_info *q, uint32_t
 		if (ret)
 			return llmem_error(ret, "VIDIOC_TRY_FMT on %s: %s", p->name,
 					   strerror(-ret));
-		if (own.width != width || own.height != height) {
+		if (own.width >= width && own.height >= height &&
+		    (own.width != width || own.height != height)) {
+			ret = state_coded(fd, q, pixelformats[i], &own, p, f);
+			if (ret)
+				return ret;
+		} else if (own.width != width || own.height != height) {
 			/* It takes another size: the one it gives is its bound. */
 			c->min_width = c->max_width = own.width;
 			c->min_height = c->max_height = own.height;
@@ -219,8 +294,10 @@ static int state_queue(const struct llmem_v4l2_node *node, uint32_t output, uint
 	if (fd < 0)
 		return llmem_error(-errno, "open %s: %s", node->path, strerror(errno));
 	ret = state_layouts(fd, q, width, height, pixelformats, p);
-	if (!ret)
+	if (!ret) {
+		state_crop(fd, output, pixelformats, p);
 		p->constraints.min_buffers = min_buffers(fd, output);
+	}
 	close(fd);
 	return ret;
 }

@@ -2,11 +2,15 @@
 /*
  * Whether a V4L2 queue takes a negotiated frame, asked the way a user of
  * the queue will: S_FMT at the frame's size, fourcc and pitches (a driver
- * that sets another pitch or asks for more bytes refuses), then a buffer of
- * DMA-BUF memory and a QBUF of the frame's fds, where videobuf2 maps them
- * and a dma-contig queue refuses scattered pages.  The queue's buffers are
- * freed again; its format stays as set.  A capture queue another file
- * streams from answers EBUSY: ask before streaming.
+ * that sets another pitch or asks for more bytes refuses), the picture's
+ * rectangle where the frame is coded larger (an OUTPUT queue at the coded
+ * size with the picture as its crop, a capture queue at the picture's size,
+ * or for NV12 in one buffer at the coded height with the picture as its
+ * compose rectangle), then a buffer of DMA-BUF memory and a QBUF of the
+ * frame's fds, where videobuf2 maps them and a dma-contig queue refuses
+ * scattered pages.  The queue's buffers are freed again; its format stays
+ * as set.  A capture queue another file streams from answers EBUSY: ask
+ * before streaming.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,6 +23,7 @@
 #include <llmem/negotiate.h>
 
 #include "base/error.h"
+#include "memory/frame.h"
 #include "video/v4l2.h"
 
 struct queue {
@@ -55,27 +60,68 @@ static int pixelformat(const struct queue *q, const struct llmem_negotiated_fram
 			   (const char *)&f->layout.fourcc, f->num_fds, f->num_fds > 1 ? "s" : "");
 }
 
+/*
+ * The size the queue is set to for the frame, and whether the picture is
+ * then a rectangle of it: an OUTPUT queue codes the coded frame and crops
+ * the picture; a capture queue writes the picture into the frame's rows,
+ * at the coded height with the picture composed where the planes of one
+ * buffer follow the coded rows.
+ */
+static bool queue_size(const struct queue *q, const struct llmem_negotiated_frame *f,
+		       uint32_t *width, uint32_t *height)
+{
+	const struct llmem_frame_layout *l = &f->layout;
+	uint32_t cw = llmem_frame_coded_width(l), ch = llmem_frame_coded_height(l);
+
+	if (V4L2_TYPE_IS_OUTPUT(q->type)) {
+		*width = cw;
+		*height = ch;
+	} else {
+		*width = l->width;
+		*height = l->num_planes > 1 && f->num_fds == 1 ? ch : l->height;
+	}
+	return *width != l->width || *height != l->height;
+}
+
+/* The picture's rectangle set, and kept by the driver. */
+static int set_picture(const struct queue *q, const struct llmem_frame_layout *l)
+{
+	struct v4l2_rect r;
+	int ret = llmem_v4l2_set_picture(q->fd, q->type, l->width, l->height, &r);
+
+	if (ret)
+		return refused(q, "VIDIOC_S_SELECTION", ret);
+	if (r.left || r.top || r.width != l->width || r.height != l->height)
+		return llmem_error(-ENOTSUP,
+				   "%s refuses the frame: it sets a picture of %ux%u at (%d,%d), "
+				   "not %ux%u",
+				   q->p->name, r.width, r.height, r.left, r.top, l->width,
+				   l->height);
+	return 0;
+}
+
 /* S_FMT, and what the driver made of it checked against the frame. */
 static int set_format(struct queue *q, const struct llmem_negotiated_frame *f)
 {
 	const struct llmem_frame_layout *l = &f->layout;
 	struct v4l2_format fmt = { .type = q->type };
-	uint32_t pitch[LLMEM_FRAME_MAX_PLANES] = { 0 }, width, height, pf;
+	uint32_t pitch[LLMEM_FRAME_MAX_PLANES] = { 0 }, width, height, pf, w, h;
+	bool picture = queue_size(q, f, &w, &h);
 	int ret = pixelformat(q, f, &pf);
 
 	if (ret)
 		return ret;
 	if (q->mplane) {
-		fmt.fmt.pix_mp.width = l->width;
-		fmt.fmt.pix_mp.height = l->height;
+		fmt.fmt.pix_mp.width = w;
+		fmt.fmt.pix_mp.height = h;
 		fmt.fmt.pix_mp.pixelformat = pf;
 		fmt.fmt.pix_mp.field = V4L2_FIELD_NONE;
 		fmt.fmt.pix_mp.num_planes = (uint8_t)f->num_fds;
 		for (uint32_t i = 0; i < f->num_fds; i++)
 			fmt.fmt.pix_mp.plane_fmt[i].bytesperline = l->pitch[i];
 	} else {
-		fmt.fmt.pix.width = l->width;
-		fmt.fmt.pix.height = l->height;
+		fmt.fmt.pix.width = w;
+		fmt.fmt.pix.height = h;
 		fmt.fmt.pix.pixelformat = pf;
 		fmt.fmt.pix.field = V4L2_FIELD_NONE;
 		fmt.fmt.pix.bytesperline = l->pitch[0];
@@ -91,9 +137,9 @@ static int set_format(struct queue *q, const struct llmem_negotiated_frame *f)
 		q->need[i] =
 			q->mplane ? fmt.fmt.pix_mp.plane_fmt[i].sizeimage : fmt.fmt.pix.sizeimage;
 	}
-	if (width != l->width || height != l->height)
+	if (width != w || height != h)
 		return llmem_error(-ENOTSUP, "%s refuses the frame: it sets %ux%u, not %ux%u",
-				   q->p->name, width, height, l->width, l->height);
+				   q->p->name, width, height, w, h);
 	for (uint32_t i = 0; i < f->num_fds; i++) {
 		if (pitch[i] != l->pitch[i])
 			return llmem_error(-ENOTSUP,
@@ -107,7 +153,7 @@ static int set_format(struct queue *q, const struct llmem_negotiated_frame *f)
 					   q->p->name, (unsigned long long)q->need[i], i,
 					   (unsigned long long)f->size[i]);
 	}
-	return 0;
+	return picture ? set_picture(q, l) : 0;
 }
 
 /* One DMA-BUF buffer requested and the frame queued into it. */

@@ -331,9 +331,14 @@ DmaBuf = _tuple(
 DmaBufFrame = _tuple(
     "DmaBufFrame", "fd fourcc width height modifier offsets pitches",
     "A frame as drmModeAddFB2, VIDIOC_QBUF and codecs take it; fd is the caller's to close.")
-FrameLayout = _tuple(
-    "FrameLayout", "fourcc width height num_planes modifier offsets pitches size",
-    "Where a frame's planes lie in a buffer (llmem_frame_layout_init()).")
+FrameLayout = collections.namedtuple(
+    "FrameLayout",
+    "fourcc width height num_planes modifier offsets pitches size coded_width coded_height",
+    defaults=(None, None))
+FrameLayout.__doc__ = (
+    "Where a frame's planes lie in a buffer (llmem_frame_layout_init()): width and height "
+    "the picture's, coded_width and coded_height the frame it lies in at the top left, "
+    "the planes laid out for it (None, or the picture's size: no padding).")
 CameraInfo = _tuple(
     "CameraInfo",
     "device driver format width height bytesperline sizeimage layout rgba_layout buffers "
@@ -344,10 +349,11 @@ CameraInfo = _tuple(
 EncoderInfo = _tuple(
     "EncoderInfo",
     "device driver format width height num_planes sizeimage bytesperline coded_format "
-    "bitstream_size frames bitstream_buffers flags backend",
+    "bitstream_size frames bitstream_buffers flags backend coded_width coded_height",
     "What an encoder agreed to: the frames' format and the bitstream's as four characters, "
-    "sizeimage and bytesperline per memory plane, bitstream_size each bitstream buffer's "
-    "bytes, backend as Backend.")
+    "width and height the picture it codes, coded_width and coded_height the frames' "
+    "(larger: the picture is its crop rectangle), sizeimage and bytesperline per memory "
+    "plane, bitstream_size each bitstream buffer's bytes, backend as Backend.")
 DecoderInfo = _tuple(
     "DecoderInfo",
     "device driver format width height num_planes sizeimage bytesperline layout rgba_layout "
@@ -376,10 +382,12 @@ def _layout(t):
 
 
 def frame_layout(fourcc, width, height, *, pitch=0, pitch_alignment=0, plane_alignment=0,
-                 min_size=0):
-    """A frame's layout for an importer's constraints (llmem_frame_layout_init())."""
+                 min_size=0, coded_width=0, coded_height=0):
+    """A frame's layout for an importer's constraints (llmem_frame_layout_init()): a
+    width x height picture in a frame coded at coded_width x coded_height (0: the
+    picture's size)."""
     return _layout(_llmem.frame_layout(fourcc, width, height, pitch, pitch_alignment,
-                                       plane_alignment, min_size))
+                                       plane_alignment, min_size, coded_width, coded_height))
 
 
 def _note(exc, what, error):
@@ -940,7 +948,10 @@ class Encoder(_Closing, _llmem.Encoder):
 
     Encoder(session, device=None, format="YUYV", size=(640, 480),
     coded_format="FWHT", pitch=0, frames=0, bitstream_buffers=0, copy=False,
-    backend=None, timeout=5.0).  push() an EncoderFrame (get_frame()), a
+    backend=None, timeout=5.0, coded_size=None).  size is the picture;
+    coded_size the frames' where they are laid out already (a camera's
+    layout.coded_width and coded_height), else the encoder rounds the
+    picture up to its blocks.  push() an EncoderFrame (get_frame()), a
     camera Frame or a frame's bytes, pull() Packets; encode() does both.
     After drain(), iterating it gives the packets left.
     """
@@ -958,7 +969,8 @@ class Encoder(_Closing, _llmem.Encoder):
             bytesperline=d["bytesperline"][:d["num_planes"]],
             coded_format=fourcc_str(d["coded_fourcc"]), bitstream_size=d["bitstream_size"],
             frames=d["frames"], bitstream_buffers=d["bitstream_buffers"], flags=d["flags"],
-            backend=Backend(d["backend"]))
+            backend=Backend(d["backend"]), coded_width=d["coded_width"],
+            coded_height=d["coded_height"])
 
     def __repr__(self):
         if self.closed:

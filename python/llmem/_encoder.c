@@ -300,21 +300,32 @@ PyTypeObject pyl_PacketType = {
 
 static PyObject *encoder_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
-	static char *kw[] = { "session",      "device",	 "format",  "size",
-			      "coded_format", "pitch",	 "frames",  "bitstream_buffers",
-			      "copy",	      "backend", "timeout", NULL };
+	static char *kw[] = { "session",
+			      "device",
+			      "format",
+			      "size",
+			      "coded_format",
+			      "pitch",
+			      "frames",
+			      "bitstream_buffers",
+			      "copy",
+			      "backend",
+			      "timeout",
+			      "coded_size",
+			      NULL };
 	struct llmem_encoder_create_info ci = { 0 };
 	PyObject *session, *device = NULL, *format = NULL, *size = NULL, *coded_format = NULL,
 			   *pitch = NULL, *frames = NULL, *bitstream_buffers = NULL, *copy = NULL,
-			   *backend = NULL, *timeout = NULL;
+			   *backend = NULL, *timeout = NULL, *coded_size = NULL;
 	struct pyl_encoder *self;
 	struct pyl_session *s;
-	uint32_t wh[2] = { 0, 0 };
+	uint32_t wh[2] = { 0, 0 }, coded[2] = { 0, 0 };
 	int cp = 0, ms = 5000, ret;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|OOOOOOOOOO:Encoder", kw, &session, &device,
+	if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|OOOOOOOOOOO:Encoder", kw, &session, &device,
 					 &format, &size, &coded_format, &pitch, &frames,
-					 &bitstream_buffers, &copy, &backend, &timeout))
+					 &bitstream_buffers, &copy, &backend, &timeout,
+					 &coded_size))
 		return NULL;
 	s = pyl_as_session(session);
 	if (!s)
@@ -337,6 +348,18 @@ static PyObject *encoder_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 		}
 		ci.width = wh[0];
 		ci.height = wh[1];
+	}
+	if (coded_size && coded_size != Py_None) {
+		int n = pyl_u32_seq(coded_size, "coded_size", coded, 2);
+
+		if (n < 0)
+			return NULL;
+		if (n != 2) {
+			PyErr_SetString(PyExc_ValueError, "coded_size must be (width, height)");
+			return NULL;
+		}
+		ci.coded_width = coded[0];
+		ci.coded_height = coded[1];
 	}
 	ci.flags = cp ? LLMEM_ENCODER_COPY : 0;
 	self = (struct pyl_encoder *)type->tp_alloc(type, 0);
@@ -638,9 +661,10 @@ static PyObject *encoder_info(struct pyl_encoder *self, PyObject *unused)
 	if (!self->e)
 		return pyl_closed("encoder");
 	return Py_BuildValue(
-		"{s:s,s:s,s:I,s:I,s:I,s:I,s:(IIII),s:(IIII),s:I,s:I,s:I,s:I,s:I,s:I}", "device",
-		i->device, "driver", i->driver, "fourcc", i->raw.fourcc, "width", i->raw.width,
-		"height", i->raw.height, "num_planes", i->raw.num_planes, "sizeimage",
+		"{s:s,s:s,s:I,s:I,s:I,s:I,s:I,s:I,s:(IIII),s:(IIII),s:I,s:I,s:I,s:I,s:I,s:I}",
+		"device", i->device, "driver", i->driver, "fourcc", i->raw.fourcc, "width",
+		i->picture.width, "height", i->picture.height, "coded_width", i->raw.width,
+		"coded_height", i->raw.height, "num_planes", i->raw.num_planes, "sizeimage",
 		i->raw.sizeimage[0], i->raw.sizeimage[1], i->raw.sizeimage[2], i->raw.sizeimage[3],
 		"bytesperline", i->raw.bytesperline[0], i->raw.bytesperline[1],
 		i->raw.bytesperline[2], i->raw.bytesperline[3], "coded_fourcc", i->coded.fourcc,
@@ -701,7 +725,8 @@ PyTypeObject pyl_EncoderType = {
 	.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
 	.tp_doc = "Encoder(session, device=None, format='YUYV', size=(640, 480), "
 		  "coded_format='FWHT', pitch=0, frames=0, bitstream_buffers=0, copy=False, "
-		  "backend=None, timeout=5.0): a memory-to-memory encoder; iterating it pulls "
+		  "backend=None, timeout=5.0, coded_size=None): a memory-to-memory encoder; "
+		  "iterating it pulls "
 		  "packets while frames are pushed, and to the end of a drain.",
 	.tp_weaklistoffset = offsetof(struct pyl_encoder, weakrefs),
 	.tp_iter = (getiterfunc)encoder_iter,

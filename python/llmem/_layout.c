@@ -231,9 +231,11 @@ PyObject *pyl_frame_layout_tuple(const struct llmem_frame_layout *l)
 		Py_XDECREF(pitches);
 		return NULL;
 	}
-	return Py_BuildValue("(IIIIKNNK)", l->fourcc, l->width, l->height, l->num_planes,
+	return Py_BuildValue("(IIIIKNNKII)", l->fourcc, l->width, l->height, l->num_planes,
 			     (unsigned long long)l->modifier, offsets, pitches,
-			     (unsigned long long)l->size);
+			     (unsigned long long)l->size,
+			     l->coded_width ? l->coded_width : l->width,
+			     l->coded_height ? l->coded_height : l->height);
 }
 
 int pyl_parse_frame_layout(PyObject *o, struct llmem_frame_layout *l)
@@ -244,7 +246,8 @@ int pyl_parse_frame_layout(PyObject *o, struct llmem_frame_layout *l)
 	int ret = -1;
 
 	memset(l, 0, sizeof(*l));
-	if (!PyTuple_Check(o) || PyTuple_GET_SIZE(o) != 8) {
+	/* Eight fields as FrameLayout had before coded sizes: no padding. */
+	if (!PyTuple_Check(o) || (PyTuple_GET_SIZE(o) != 8 && PyTuple_GET_SIZE(o) != 10)) {
 		PyErr_Format(PyExc_TypeError,
 			     "layout must be an llmem.FrameLayout (llmem.frame_layout()), not "
 			     "%.200s",
@@ -257,6 +260,10 @@ int pyl_parse_frame_layout(PyObject *o, struct llmem_frame_layout *l)
 	    pyl_u32(PyTuple_GET_ITEM(o, 3), "num_planes", &l->num_planes) ||
 	    pyl_u64(PyTuple_GET_ITEM(o, 4), "modifier", UINT64_MAX, &l->modifier) ||
 	    pyl_u64(PyTuple_GET_ITEM(o, 7), "size", UINT64_MAX, &l->size))
+		return -1;
+	if (PyTuple_GET_SIZE(o) == 10 &&
+	    (pyl_u32(PyTuple_GET_ITEM(o, 8), "coded_width", &l->coded_width) ||
+	     pyl_u32(PyTuple_GET_ITEM(o, 9), "coded_height", &l->coded_height)))
 		return -1;
 	offsets = PyTuple_GET_ITEM(o, 5);
 	if (pyl_u32_seq(PyTuple_GET_ITEM(o, 6), "pitches", pitches, LLMEM_FRAME_MAX_PLANES) < 0)
@@ -282,20 +289,22 @@ out:
 PyObject *pyl_frame_layout(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
 			   PyObject *kwnames)
 {
-	static const char *const names[] = { "fourcc",		"width",
-					     "height",		"pitch",
-					     "pitch_alignment", "plane_alignment",
-					     "min_size",	NULL };
+	static const char *const names[] = { "fourcc",	 "width",	    "height",
+					     "pitch",	 "pitch_alignment", "plane_alignment",
+					     "min_size", "coded_width",	    "coded_height",
+					     NULL };
 	struct llmem_frame_constraints c = { 0 };
 	struct llmem_frame_layout l;
 	uint32_t fourcc = 0, width = 0, height = 0;
-	PyObject *a[7];
+	PyObject *a[9];
 	int ret;
 
 	(void)module;
-	if (pyl_args("frame_layout", args, nargs, kwnames, names, 7, 3, a) ||
-	    pyl_parse_fourcc(a[0], &fourcc) || pyl_u32(a[1], "width", &width) ||
-	    pyl_u32(a[2], "height", &height) || pyl_u32(a[3], "pitch", &c.pitch) ||
+	if (pyl_args("frame_layout", args, nargs, kwnames, names, 9, 3, a) ||
+	    pyl_u32(a[7], "coded_width", &c.coded_width) ||
+	    pyl_u32(a[8], "coded_height", &c.coded_height) || pyl_parse_fourcc(a[0], &fourcc) ||
+	    pyl_u32(a[1], "width", &width) || pyl_u32(a[2], "height", &height) ||
+	    pyl_u32(a[3], "pitch", &c.pitch) ||
 	    pyl_u32(a[4], "pitch_alignment", &c.pitch_alignment) ||
 	    pyl_u32(a[5], "plane_alignment", &c.plane_alignment) ||
 	    pyl_u64(a[6], "min_size", UINT64_MAX, &c.min_size))

@@ -93,7 +93,7 @@ static PyMethodDef module_methods[] = {
 	{ "strerror", mod_strerror, METH_O, "strerror(errno): llmem_strerror() of an errno." },
 	{ "frame_layout", PYL_FAST(pyl_frame_layout), PYL_FASTKW,
 	  "frame_layout(fourcc, width, height, pitch=0, pitch_alignment=0, plane_alignment=0, "
-	  "min_size=0): llmem_frame_layout_init() as a tuple." },
+	  "min_size=0, coded_width=0, coded_height=0): llmem_frame_layout_init() as a tuple." },
 	{ "backend_names", pyl_backend_names, METH_NOARGS,
 	  "The names of enum llmem_backend, by value." },
 	{ "convert", PYL_FAST(pyl_convert), PYL_FASTKW,

@@ -7,10 +7,11 @@
  * message; a layout that is given is one llmem lays out (every plane inside
  * the frame, pitches that hold a row, at most 4 GiB), of the first fourcc
  * of the order that every participant takes linear, meets every
- * participant's statement and is no larger than they make it, and comes
- * again the same for the same input and for the participants in reverse
- * order (which may refuse with another error, never succeed where one
- * refuses).
+ * participant's statement and is no larger than they make it (the coded
+ * size too: the least its alignments allow, the one a participant states,
+ * no padding on a side a participant cannot crop), and comes again the
+ * same for the same input and for the participants in reverse order
+ * (which may refuse with another error, never succeed where one refuses).
  */
 #include <errno.h>
 #include <stdint.h>
@@ -80,6 +81,13 @@ static void fuzz_participant(struct fuzz_input *in, struct llmem_participant *p)
 
 		f->fourcc = fuzz_fourcc(in);
 		f->num_modifiers = mods < 250 ? mods % 3 : fuzz_u32(in);
+		if (mods & 0x80) {
+			f->coded_width = (uint32_t)fuzz_value(in, UINT32_MAX);
+			f->coded_height = (uint32_t)fuzz_value(in, UINT32_MAX);
+			f->column_alignment = (uint32_t)fuzz_value(in, UINT32_MAX);
+			f->row_alignment = (uint32_t)fuzz_value(in, UINT32_MAX);
+			f->flags = fuzz_u8(in);
+		}
 		for (uint32_t k = 0; k < f->num_modifiers && k < LLMEM_NEGOTIATE_MAX_MODIFIERS; k++)
 			f->modifiers[k] = modifiers[fuzz_u8(in) % 3];
 	}
@@ -96,6 +104,85 @@ static void fuzz_participant(struct fuzz_input *in, struct llmem_participant *p)
 	c->max_pitch = (uint32_t)fuzz_value(in, UINT32_MAX);
 	c->flags = fuzz_u8(in);
 	c->min_buffers = (uint32_t)fuzz_value(in, UINT32_MAX);
+	c->column_alignment = (uint32_t)fuzz_value(in, UINT32_MAX);
+	c->row_alignment = (uint32_t)fuzz_value(in, UINT32_MAX);
+}
+
+/* @v is the least multiple of @a (0: any) at or above @floor. */
+static int least(uint64_t v, uint64_t a, uint64_t floor)
+{
+	return a ? v % a == 0 && v >= floor && v - floor < a : v == floor;
+}
+
+static const struct llmem_format_caps *find_format(const struct llmem_participant *p,
+						   uint32_t fourcc)
+{
+	for (uint32_t i = 0; i < p->num_formats; i++)
+		if (p->formats[i].fourcc == fourcc)
+			return &p->formats[i];
+	return NULL;
+}
+
+static uint64_t gcd(uint64_t a, uint64_t b)
+{
+	while (b) {
+		uint64_t t = a % b;
+
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+static uint64_t lcm(uint64_t a, uint64_t b)
+{
+	return !a ? b : !b ? a : a / gcd(a, b) * b;
+}
+
+/*
+ * The coded size: a multiple of every alignment stated for the fourcc,
+ * the least at or above the picture and every coded size stated, equal to
+ * each coded size stated, no padding on a side a participant cannot crop;
+ * the padding per plane the layout's.
+ */
+static void check_coded(const struct llmem_participant *ps, uint32_t n,
+			const struct llmem_negotiated *out)
+{
+	const struct llmem_frame_layout *l = &out->layout;
+	uint64_t aw = l->fourcc == DRM_FORMAT_NV12 || l->fourcc == DRM_FORMAT_YUYV ? 2 : 1;
+	uint64_t ah = l->fourcc == DRM_FORMAT_NV12 ? 2 : 1;
+	uint64_t floor_w = l->width, floor_h = l->height;
+	uint32_t flags = 0;
+
+	for (uint32_t i = 0; i < n; i++) {
+		const struct llmem_format_caps *f = find_format(&ps[i], l->fourcc);
+
+		aw = lcm(aw, ps[i].constraints.column_alignment);
+		ah = lcm(ah, ps[i].constraints.row_alignment);
+		flags |= ps[i].constraints.flags;
+		if (!f)
+			continue;
+		aw = lcm(aw, f->column_alignment);
+		ah = lcm(ah, f->row_alignment);
+		flags |= f->flags;
+		if (f->coded_width &&
+		    (f->coded_width != l->coded_width || f->coded_height != l->coded_height))
+			abort();
+		floor_w = f->coded_width > floor_w ? f->coded_width : floor_w;
+		floor_h = f->coded_height > floor_h ? f->coded_height : floor_h;
+	}
+	if (!least(l->coded_width, aw, floor_w) || !least(l->coded_height, ah, floor_h))
+		abort();
+	if (((flags & LLMEM_CONSTRAINT_NO_CROP_WIDTH) && l->coded_width != l->width) ||
+	    ((flags & LLMEM_CONSTRAINT_NO_CROP_HEIGHT) && l->coded_height != l->height))
+		abort();
+	for (uint32_t p = 0; p < l->num_planes; p++) {
+		struct llmem_frame_padding pad;
+
+		if (llmem_frame_layout_padding(l, p, &pad) ||
+		    memcmp(&pad, &out->padding[p], sizeof(pad)))
+			abort();
+	}
 }
 
 /* Whether @p takes @fourcc linear, by any of its entries. */
@@ -146,12 +233,6 @@ static int asks_linear(const struct llmem_negotiate_request *r)
 	return !r->modifiers;
 }
 
-/* @v is the least multiple of @a (0: any) at or above @floor. */
-static int least(uint64_t v, uint64_t a, uint64_t floor)
-{
-	return a ? v % a == 0 && v >= floor && v - floor < a : v == floor;
-}
-
 /* Nothing is larger than the statements make it: the pitch, the chroma
  * plane's offset and the size are the least that the merged alignments
  * allow, the flags and buffer count exactly the statements'. */
@@ -160,10 +241,10 @@ static void check_least(const struct llmem_participant *ps, uint32_t n,
 {
 	const struct llmem_frame_layout *l = &out->layout;
 	const struct llmem_constraints *m = &out->constraints;
-	uint64_t row = (uint64_t)l->width * (l->fourcc == DRM_FORMAT_NV12   ? 1
-					     : l->fourcc == DRM_FORMAT_YUYV ? 2
-									    : 4);
-	uint64_t end = l->offset[0] + (uint64_t)l->pitch[0] * l->height, min_size = 0;
+	uint64_t row = (uint64_t)l->coded_width * (l->fourcc == DRM_FORMAT_NV12	  ? 1
+						   : l->fourcc == DRM_FORMAT_YUYV ? 2
+										  : 4);
+	uint64_t end = l->offset[0] + (uint64_t)l->pitch[0] * l->coded_height, min_size = 0;
 	uint32_t flags = 0, buffers = 0, exact = 0;
 
 	for (uint32_t i = 0; i < n; i++) {
@@ -179,12 +260,14 @@ static void check_least(const struct llmem_participant *ps, uint32_t n,
 		buffers = c->min_buffers > buffers ? c->min_buffers : buffers;
 	}
 	if ((!exact && !least(l->pitch[0], m->pitch_alignment, row)) || l->offset[0] ||
-	    out->flags != flags || out->min_buffers != buffers)
+	    out->flags != (flags & (LLMEM_CONSTRAINT_CONTIGUOUS | LLMEM_CONSTRAINT_PLANE_PER_FD |
+				    LLMEM_CONSTRAINT_PLANES_IN_ONE_FD)) ||
+	    out->min_buffers != buffers)
 		abort();
 	if (l->num_planes == 2) {
 		if (!least(l->offset[1], m->plane_alignment, end))
 			abort();
-		end = l->offset[1] + (uint64_t)l->pitch[1] * (l->height / 2);
+		end = l->offset[1] + (uint64_t)l->pitch[1] * (l->coded_height / 2);
 	}
 	if (!least(l->size, m->size_alignment, end > min_size ? end : min_size))
 		abort();
@@ -199,6 +282,7 @@ static void check(const struct llmem_participant *ps, uint32_t n,
 	    l->height != r->height || !asks_linear(r) || l->fourcc != first_shared(ps, n, r))
 		abort();
 	check_least(ps, n, out);
+	check_coded(ps, n, out);
 	for (uint32_t i = 0; i < n; i++) {
 		const struct llmem_constraints *c = &ps[i].constraints;
 
@@ -209,7 +293,10 @@ static void check(const struct llmem_participant *ps, uint32_t n,
 			    (c->plane_alignment && l->offset[p] % c->plane_alignment))
 				abort();
 		if ((c->size_alignment && l->size % c->size_alignment) || l->size < c->min_size ||
-		    (c->max_size && l->size > c->max_size) || (out->flags & c->flags) != c->flags ||
+		    (c->max_size && l->size > c->max_size) ||
+		    (out->flags & c->flags) != (c->flags & out->flags) ||
+		    ((c->flags & LLMEM_CONSTRAINT_CONTIGUOUS) &&
+		     !(out->flags & LLMEM_CONSTRAINT_CONTIGUOUS)) ||
 		    out->min_buffers < c->min_buffers)
 			abort();
 	}

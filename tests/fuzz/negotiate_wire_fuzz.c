@@ -27,21 +27,22 @@
 #include "fuzz_input.h"
 #include "share/negotiate_wire.h"
 
-/* Flags: which message, and whether to make its header valid so that the
- * fuzzer spends its time past it. */
+/* Flags: which message, whether to make its header valid so that the
+ * fuzzer spends its time past it, and in which version. */
 #define FUZZ_RESULT 0x01
 #define FUZZ_FIX_HEADER 0x02
 #define FUZZ_SOCKET 0x04
+#define FUZZ_VERSION_1 0x08
 
 static const uint32_t fourccs[] = { DRM_FORMAT_YUYV, DRM_FORMAT_NV12, DRM_FORMAT_XRGB8888,
 				    DRM_FORMAT_ARGB8888, DRM_FORMAT_ABGR8888 };
 
-static void fix_header(uint8_t *msg, size_t len, uint32_t type)
+static void fix_header(uint8_t *msg, size_t len, uint32_t type, uint32_t version)
 {
 	uint32_t length = (uint32_t)(len - 24);
 
 	memcpy(msg, "LLMEMNEG", 8);
-	msg[8] = LLMEM_NEGOTIATE_WIRE_VERSION;
+	msg[8] = (uint8_t)version;
 	memset(msg + 9, 0, 3);
 	msg[12] = (uint8_t)type;
 	memset(msg + 13, 0, 3);
@@ -119,7 +120,7 @@ static void through_socket(const uint8_t *msg, size_t len, uint32_t capacity, bo
 	uint32_t type = is_result ? LLMEM_NEGOTIATE_WIRE_RESULT : LLMEM_NEGOTIATE_WIRE_STATEMENT;
 	uint8_t *stream = malloc(len + 1), next;
 	struct llmem_negotiated r;
-	uint32_t n, count, length;
+	uint32_t n, version, count, length;
 	size_t end = 0;
 	int sv[2], ret, want;
 
@@ -132,7 +133,7 @@ static void through_socket(const uint8_t *msg, size_t len, uint32_t capacity, bo
 	shutdown(sv[1], SHUT_WR);
 	if (len + 1 < LLMEM_NEGOTIATE_WIRE_HEADER)
 		want = -ECONNRESET;
-	else if (llmem_negotiate_wire_header(stream, type, &count, &length))
+	else if (llmem_negotiate_wire_header(stream, type, &version, &count, &length))
 		want = -EPROTO;
 	else if ((end = LLMEM_NEGOTIATE_WIRE_HEADER + (size_t)length) > len + 1)
 		want = -ECONNRESET;
@@ -176,7 +177,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(msg, in.data, len);
 	if (flags & FUZZ_FIX_HEADER && len >= 24)
-		fix_header(msg, len, flags & FUZZ_RESULT ? 2 : 1);
+		fix_header(msg, len, flags & FUZZ_RESULT ? 2 : 1,
+			   flags & FUZZ_VERSION_1 ? 1 : LLMEM_NEGOTIATE_WIRE_VERSION);
 	if (flags & FUZZ_SOCKET)
 		through_socket(msg, len, capacity, flags & FUZZ_RESULT);
 	else if (flags & FUZZ_RESULT)

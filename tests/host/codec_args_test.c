@@ -47,6 +47,7 @@ TEST(null_codec)
 	struct llmem_codec_format f = { .fourcc = 1, .width = 64, .height = 64 };
 	struct llmem_codec_plane p = { .fd = -1 };
 	struct llmem_codec_buffer b;
+	struct llmem_codec_rect r;
 	uint32_t ev;
 	void *ptr;
 
@@ -58,6 +59,10 @@ TEST(null_codec)
 	EXPECT_EQ(llmem_codec_set_format(NULL, LLMEM_CODEC_OUTPUT, &f, NULL), -EINVAL);
 	EXPECT_NE(strstr(llmem_last_error(), "NULL codec"), NULL);
 	EXPECT_EQ(llmem_codec_get_format(NULL, LLMEM_CODEC_CAPTURE, &f), -EINVAL);
+	EXPECT_EQ(llmem_codec_set_picture(NULL, LLMEM_CODEC_OUTPUT, 1000, 562), -EINVAL);
+	EXPECT_NE(strstr(llmem_last_error(), "llmem_codec_set_picture: NULL codec"), NULL);
+	EXPECT_EQ(llmem_codec_get_picture(NULL, LLMEM_CODEC_CAPTURE, &r), -EINVAL);
+	EXPECT_NE(strstr(llmem_last_error(), "llmem_codec_get_picture: NULL codec"), NULL);
 	EXPECT_EQ(
 		llmem_codec_request_buffers(NULL, LLMEM_CODEC_OUTPUT, LLMEM_V4L2_MEMORY_DMABUF, 1),
 		-EINVAL);

@@ -104,6 +104,12 @@ TEST_F(codec_object_args, encoder_open_checks_its_choices)
 	expect_encoder_refused(_metadata, self->s,
 			       &(struct llmem_encoder_create_info){ .height = 480 }, -EINVAL,
 			       "give both sides or neither");
+	expect_encoder_refused(_metadata, self->s,
+			       &(struct llmem_encoder_create_info){ .coded_width = 1008 }, -EINVAL,
+			       "coded size 1008x0: give both sides or neither");
+	expect_encoder_refused(_metadata, self->s,
+			       &(struct llmem_encoder_create_info){ .coded_height = 568 }, -EINVAL,
+			       "coded size 0x568: give both sides or neither");
 }
 
 /* A device that is missing, or is no V4L2 node, is refused by its path. */

@@ -167,7 +167,8 @@ TEST_F(statement, round_trip)
 TEST_F(statement, little_endian_fields)
 {
 	EXPECT_EQ(memcmp(self->msg, "LLMEMNEG", 8), 0);
-	EXPECT_EQ(get_le32(self->msg + 8), LLMEM_NEGOTIATE_WIRE_VERSION);
+	/* Nothing of padding in it: version 1, which readers of 1 read. */
+	EXPECT_EQ(get_le32(self->msg + 8), 1);
 	EXPECT_EQ(get_le32(self->msg + 12), 1);
 	EXPECT_EQ(get_le32(self->msg + 16), 3);
 	EXPECT_EQ(get_le32(self->msg + 20), self->len - HDR);
@@ -275,8 +276,8 @@ FIXTURE_VARIANT(bad_statement)
 	}
 
 STATEMENT_BAD(magic, 3, 1, 'X', "not a negotiation message");
-STATEMENT_BAD(version_2, 8, 4, 2, "the peer speaks version 2, not 1");
-STATEMENT_BAD(version_0, 8, 4, 0, "version 0, not 1");
+STATEMENT_BAD(version_3, 8, 4, 3, "the peer speaks version 3, not 1 to 2");
+STATEMENT_BAD(version_0, 8, 4, 0, "version 0, not 1 to 2");
 STATEMENT_BAD(type_result, 12, 4, 2, "type 2 (a result)");
 STATEMENT_BAD(type_unknown, 12, 4, 9, "type 9 (unknown)");
 STATEMENT_BAD(no_participants, 16, 4, 0, "0 participants; 1 to 16");
@@ -294,8 +295,12 @@ STATEMENT_BAD(kind_0, P2_KIND, 4, 0, "consumer: unknown kind 0");
 STATEMENT_BAD(kind_8, P2_KIND, 4, 8, "consumer: unknown kind 8");
 STATEMENT_BAD(formats_33, P2_NUM_FORMATS, 4, 33, "participant 2: 33 formats; at most 32");
 STATEMENT_BAD(formats_past_end, P2_NUM_FORMATS, 4, 3, "format 2 is truncated");
-STATEMENT_BAD(flags, P2_C + 52, 4, 1u << 3, "unknown constraint flags 0x8");
-STATEMENT_BAD(probed, P2_C + 60, 4, 1u << 11, "unknown constraint fields 0x800");
+STATEMENT_BAD(flags, P2_C + 52, 4, 1u << 5, "unknown constraint flags 0x20");
+/* Version 2's flags and marks in a version 1 message. */
+STATEMENT_BAD(flags_of_v2, P2_C + 52, 4, LLMEM_CONSTRAINT_NO_CROP_WIDTH,
+	      "version 1 for what version 2 holds");
+STATEMENT_BAD(probed_of_v2, P2_C + 60, 4, LLMEM_C_CODED_SIZE, "version 1 for what version 2 holds");
+STATEMENT_BAD(probed, P2_C + 60, 4, 1u << 14, "unknown constraint fields 0x4000");
 STATEMENT_BAD(assumed, P2_C + 64, 4, 1u << 31, "unknown constraint fields 0x80000000");
 STATEMENT_BAD(constraints_reserved, P2_C + 68, 4, 1, "reserved field of the constraints");
 STATEMENT_BAD(modifiers_9, F0 + 4, 4, 9, "format 0 has 9 modifiers; at most 8");
@@ -354,7 +359,7 @@ TEST(encode_refuses)
 		{ "format 1 has unknown fact source 0" },
 		{ "format 0's pitch 5 is not a multiple of its pitch alignment 256" },
 		{ "unknown constraint flags 0x80" },
-		{ "unknown constraint fields 0x1000" },
+		{ "unknown constraint fields 0x4000" },
 		{ "reserved field of the constraints" },
 	};
 	struct llmem_participant ps[LLMEM_NEGOTIATE_MAX_PARTICIPANTS + 1];
@@ -404,7 +409,7 @@ TEST(encode_refuses)
 			ps[2].constraints.flags |= 1u << 7;
 			break;
 		case 12:
-			ps[2].constraints.assumed = 1u << 12;
+			ps[2].constraints.assumed = 1u << 14;
 			break;
 		case 13:
 			ps[2].constraints.reserved = 1;
@@ -517,9 +522,11 @@ FIXTURE_VARIANT(bad_result)
 	}
 
 RESULT_BAD(magic, 0, 0x504d454c, "not a negotiation message");
-RESULT_BAD(version, 8, 3, "the peer speaks version 3, not 1");
+RESULT_BAD(version, 8, 3, "the peer speaks version 3, not 1 to 2");
+/* A version 2 result is longer: read as one, this one is cut short. */
+RESULT_BAD(version_2, 8, 2, "count 1 and length 160; 1 and 176 expected in version 2");
 RESULT_BAD(type_statement, 12, 1, "type 1 (a statement)");
-RESULT_BAD(count, 16, 2, "count 2 and length 160; 1 and 160 expected");
+RESULT_BAD(count, 16, 2, "count 2 and length 160; 1 and 160 expected in version 1");
 RESULT_BAD(length, 20, 161, "count 1 and length 161");
 RESULT_BAD(fourcc, R_FOURCC, 0x20202020, "none of llmem's frame formats");
 RESULT_BAD(planes_5, R_NUM_PLANES, 5, "5 planes; at most 4");
@@ -532,7 +539,9 @@ RESULT_BAD(pitch_past_size, R_PITCH(0), 0xffffff00, "plane 0 (offset 0, pitch 42
 RESULT_BAD(pitch_below_row, R_PITCH(1), 4, "plane 1 (offset");
 RESULT_BAD(plane_past_size, R_OFFSET(1) + 4, 1, "does not lie in the frame");
 RESULT_BAD(size_0, R_SIZE, 0, "does not lie in the frame's 0 bytes");
-RESULT_BAD(constraint_flags, R_C + 52, 1u << 4, "unknown constraint flags 0x10");
+RESULT_BAD(constraint_flags, R_C + 52, 1u << 5, "unknown constraint flags 0x20");
+RESULT_BAD(constraint_flags_of_v2, R_C + 52, LLMEM_CONSTRAINT_NO_CROP_HEIGHT,
+	   "version 1 for what version 2 holds");
 RESULT_BAD(constraints_reserved, R_C + 68, 1, "reserved field of the constraints");
 RESULT_BAD(flags, R_FLAGS, 1u << 9, "unknown flags 0x200");
 
@@ -750,6 +759,321 @@ TEST_F(sock, two_processes)
 	EXPECT_GE(self->got.layout.size, (uint64_t)self->got.layout.pitch[0] * 600);
 	EXPECT_EQ(self->got.constraints.pitch_alignment % 256, 0);
 	EXPECT_EQ(self->got.min_buffers, 3);
+}
+
+/*
+ * Version 2: coded sizes.  A statement of a participant that states a
+ * coded size and alignments for its one format, and one that takes no
+ * narrower picture, each 152 bytes and its format records of 48.
+ */
+#define V2_P1 (HDR + 152 + 48)
+#define V2_F0 (HDR + 152)
+
+static void make_statement_v2(struct llmem_participant ps[2])
+{
+	memset(ps, 0, 2 * sizeof(*ps));
+	strcpy(ps[0].name, "encoder");
+	ps[0].kind = LLMEM_PARTICIPANT_V4L2;
+	ps[0].num_formats = 1;
+	ps[0].formats[0] = (struct llmem_format_caps){
+		.fourcc = DRM_FORMAT_NV12,
+		.source = LLMEM_FACT_REPORTED,
+		.pitch = 1008,
+		.min_size = 1008 * 576 * 3 / 2,
+		.coded_width = 1008,
+		.coded_height = 576,
+		.column_alignment = 16,
+		.row_alignment = 16,
+		.flags = LLMEM_CONSTRAINT_NO_CROP_HEIGHT,
+	};
+	ps[0].constraints.probed = LLMEM_C_COLUMN_ALIGNMENT | LLMEM_C_ROW_ALIGNMENT;
+	strcpy(ps[1].name, "m2m");
+	ps[1].kind = LLMEM_PARTICIPANT_OTHER;
+	ps[1].constraints.flags = LLMEM_CONSTRAINT_NO_CROP_WIDTH;
+	ps[1].constraints.column_alignment = 8;
+	ps[1].constraints.row_alignment = 2;
+}
+
+FIXTURE(statement_v2)
+{
+	struct llmem_participant ps[2];
+	struct llmem_participant out[LLMEM_NEGOTIATE_MAX_PARTICIPANTS];
+	uint8_t msg[1024];
+	int len;
+	uint32_t n;
+};
+
+FIXTURE_SETUP(statement_v2)
+{
+	make_statement_v2(self->ps);
+	self->len = llmem_negotiate_encode_statement(self->ps, 2, self->msg, sizeof(self->msg));
+	ASSERT_EQ(self->len, HDR + 152 + 48 + 152) TH_LOG("%s", llmem_last_error());
+}
+
+FIXTURE_TEARDOWN(statement_v2)
+{
+}
+
+/* Coded sizes, alignments and crop flags make a version 2 message, its
+ * fields where api.md says, and come back as they went. */
+TEST_F(statement_v2, round_trip)
+{
+	EXPECT_EQ(get_le32(self->msg + 8), 2);
+	EXPECT_EQ(get_le32(self->msg + HDR + 72 + 72), 0);
+	EXPECT_EQ(get_le32(self->msg + HDR + 72 + 60),
+		  LLMEM_C_COLUMN_ALIGNMENT | LLMEM_C_ROW_ALIGNMENT);
+	EXPECT_EQ(get_le32(self->msg + V2_F0 + 12), 1008);
+	EXPECT_EQ(get_le32(self->msg + V2_F0 + 24), 1008);
+	EXPECT_EQ(get_le32(self->msg + V2_F0 + 28), 576);
+	EXPECT_EQ(get_le32(self->msg + V2_F0 + 32), 16);
+	EXPECT_EQ(get_le32(self->msg + V2_F0 + 36), 16);
+	EXPECT_EQ(get_le32(self->msg + V2_F0 + 40), LLMEM_CONSTRAINT_NO_CROP_HEIGHT);
+	EXPECT_EQ(get_le32(self->msg + V2_P1 + 72 + 52), LLMEM_CONSTRAINT_NO_CROP_WIDTH);
+	EXPECT_EQ(get_le32(self->msg + V2_P1 + 72 + 72), 8);
+	EXPECT_EQ(get_le32(self->msg + V2_P1 + 72 + 76), 2);
+	memset(self->out, 0xa5, sizeof(self->out));
+	ASSERT_EQ(llmem_negotiate_decode_statement(self->msg, (size_t)self->len, self->out, 16,
+						   &self->n),
+		  0)
+	TH_LOG("%s", llmem_last_error());
+	ASSERT_EQ(self->n, 2);
+	for (int i = 0; i < 2; i++)
+		EXPECT_EQ(memcmp(&self->out[i], &self->ps[i], sizeof(self->ps[i])), 0);
+}
+
+/* One version 2 participant makes the whole statement version 2, the
+ * others' records the longer ones too. */
+TEST_F(statement_v2, with_version_1_participants)
+{
+	struct llmem_participant ps[2];
+
+	llmem_participant_cpu(&ps[0]);
+	ps[1] = self->ps[1];
+	ASSERT_EQ(llmem_negotiate_encode_statement(ps, 2, self->msg, sizeof(self->msg)),
+		  HDR + 2 * 152);
+	EXPECT_EQ(get_le32(self->msg + 8), 2);
+	ASSERT_EQ(
+		llmem_negotiate_decode_statement(self->msg, HDR + 2 * 152, self->out, 16, &self->n),
+		0);
+	EXPECT_EQ(memcmp(&self->out[0], &ps[0], sizeof(ps[0])), 0);
+}
+
+/* A version 2 statement that version 1 holds is not the canonical
+ * encoding; a format record's reserved word and unknown flags; a coded
+ * size of one side. */
+TEST_F(statement_v2, refused)
+{
+	static const struct {
+		int offset;
+		uint32_t value;
+		const char *says;
+	} cases[] = {
+		{ V2_F0 + 44, 1, "format 0's reserved field not zero" },
+		{ V2_F0 + 40, 1u << 2, "format 0 has unknown flags 0x4" },
+		{ V2_F0 + 28, 0, "format 0's coded size 1008x0 has one side only" },
+		{ V2_P1 + 72 + 52, 1u << 5, "unknown constraint flags 0x20" },
+	};
+	uint8_t copy[1024];
+	struct llmem_participant ps[2];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		memcpy(copy, self->msg, (size_t)self->len);
+		put_le32(copy + cases[i].offset, cases[i].value);
+		EXPECT_EQ(llmem_negotiate_decode_statement(copy, (size_t)self->len, self->out, 16,
+							   &self->n),
+			  -EPROTO);
+		EXPECT_NE(strstr(llmem_last_error(), cases[i].says), NULL)
+		TH_LOG("case %zu: %s", i, llmem_last_error());
+	}
+	/* Everything of version 2 cleared: version 1 would have held it. */
+	memcpy(copy, self->msg, (size_t)self->len);
+	memset(copy + V2_F0 + 24, 0, 20);
+	memset(copy + HDR + 72 + 60, 0, 4);
+	put_le32(copy + V2_P1 + 72 + 52, 0);
+	memset(copy + V2_P1 + 72 + 72, 0, 8);
+	EXPECT_EQ(
+		llmem_negotiate_decode_statement(copy, (size_t)self->len, self->out, 16, &self->n),
+		-EPROTO);
+	EXPECT_NE(strstr(llmem_last_error(), "version 2 for what version 1 holds"), NULL)
+	TH_LOG("%s", llmem_last_error());
+
+	/* The encoder refuses the same of the caller's structs. */
+	make_statement_v2(ps);
+	ps[0].formats[0].reserved = 1;
+	EXPECT_EQ(llmem_negotiate_encode_statement(ps, 2, copy, sizeof(copy)), -EINVAL);
+	EXPECT_NE(strstr(llmem_last_error(), "format 0's reserved field not zero"), NULL);
+	make_statement_v2(ps);
+	ps[0].formats[0].flags = LLMEM_CONSTRAINT_CONTIGUOUS;
+	EXPECT_EQ(llmem_negotiate_encode_statement(ps, 2, copy, sizeof(copy)), -EINVAL);
+	EXPECT_NE(strstr(llmem_last_error(), "format 0 has unknown flags 0x1"), NULL);
+	make_statement_v2(ps);
+	ps[0].formats[0].coded_height = 0;
+	EXPECT_EQ(llmem_negotiate_encode_statement(ps, 2, copy, sizeof(copy)), -EINVAL);
+	EXPECT_NE(strstr(llmem_last_error(), "has one side only"), NULL);
+}
+
+/* The largest statement fits LLMEM_NEGOTIATE_WIRE_MAX in version 2. */
+TEST(largest_statement)
+{
+	static struct llmem_participant ps[LLMEM_NEGOTIATE_MAX_PARTICIPANTS];
+	static uint8_t msg[LLMEM_NEGOTIATE_WIRE_MAX];
+
+	for (uint32_t i = 0; i < LLMEM_NEGOTIATE_MAX_PARTICIPANTS; i++) {
+		snprintf(ps[i].name, sizeof(ps[i].name), "p%u", i);
+		ps[i].kind = LLMEM_PARTICIPANT_OTHER;
+		ps[i].num_formats = LLMEM_NEGOTIATE_MAX_FORMATS;
+		for (uint32_t f = 0; f < LLMEM_NEGOTIATE_MAX_FORMATS; f++)
+			ps[i].formats[f] = (struct llmem_format_caps){
+				.fourcc = DRM_FORMAT_YUYV + f,
+				.source = LLMEM_FACT_REPORTED,
+				.num_modifiers = LLMEM_NEGOTIATE_MAX_MODIFIERS,
+				.row_alignment = 16,
+			};
+	}
+	EXPECT_EQ(llmem_negotiate_encode_statement(ps, LLMEM_NEGOTIATE_MAX_PARTICIPANTS, msg,
+						   sizeof(msg)),
+		  LLMEM_NEGOTIATE_WIRE_MAX);
+}
+
+/*
+ * A version 1 statement and result as a library of before coded sizes
+ * wrote them, byte by byte: they decode, with no coded facts and a coded
+ * size that is the picture's, and the encoder writes the same bytes.
+ */
+TEST(version_1_from_an_old_writer)
+{
+	uint8_t msg[HDR + 144 + 24], again[HDR + 176];
+	struct llmem_participant p;
+	struct llmem_negotiated r;
+	uint32_t n = 0;
+
+	memset(msg, 0, sizeof(msg));
+	memcpy(msg, "LLMEMNEG", 8);
+	put_le32(msg + 8, 1);
+	put_le32(msg + 12, 1);
+	put_le32(msg + 16, 1);
+	put_le32(msg + 20, 144 + 24);
+	strcpy((char *)msg + HDR, "old vicodec");
+	put_le32(msg + HDR + 64, LLMEM_PARTICIPANT_V4L2);
+	put_le32(msg + HDR + 68, 1);
+	put_le32(msg + HDR + 72 + 52, LLMEM_CONSTRAINT_PLANES_IN_ONE_FD);
+	put_le32(msg + HDR + 72 + 56, 1);
+	put_le32(msg + HDR + 144, DRM_FORMAT_YUYV);
+	put_le32(msg + HDR + 144 + 8, LLMEM_FACT_REPORTED);
+	put_le32(msg + HDR + 144 + 12, 1280);
+	put_le32(msg + HDR + 144 + 16, 614400);
+	ASSERT_EQ(llmem_negotiate_decode_statement(msg, sizeof(msg), &p, 1, &n), 0)
+	TH_LOG("%s", llmem_last_error());
+	EXPECT_EQ(n, 1);
+	EXPECT_STREQ(p.name, "old vicodec");
+	EXPECT_EQ(p.formats[0].pitch, 1280);
+	EXPECT_EQ(p.formats[0].min_size, 614400);
+	EXPECT_EQ(p.formats[0].coded_width, 0);
+	EXPECT_EQ(p.formats[0].column_alignment, 0);
+	EXPECT_EQ(p.constraints.column_alignment, 0);
+	EXPECT_EQ(p.constraints.min_buffers, 1);
+	ASSERT_EQ(llmem_negotiate_encode_statement(&p, 1, again, sizeof(again)), sizeof(msg));
+	EXPECT_EQ(memcmp(again, msg, sizeof(msg)), 0);
+
+	/* A result: YUYV 640x480, pitch 1280, as version 1 has it. */
+	memset(msg, 0, sizeof(msg));
+	memcpy(msg, "LLMEMNEG", 8);
+	put_le32(msg + 8, 1);
+	put_le32(msg + 12, 2);
+	put_le32(msg + 16, 1);
+	put_le32(msg + 20, 160);
+	put_le32(msg + R_FOURCC, DRM_FORMAT_YUYV);
+	put_le32(msg + HDR + 4, 640);
+	put_le32(msg + HDR + 8, 480);
+	put_le32(msg + R_NUM_PLANES, 1);
+	put_le32(msg + R_PITCH(0), 1280);
+	put_le32(msg + R_SIZE, 614400);
+	put_le32(msg + R_C, 4);
+	put_le32(msg + R_FLAGS + 4, 2);
+	ASSERT_EQ(llmem_negotiate_decode_result(msg, HDR + 160, &r), 0)
+	TH_LOG("%s", llmem_last_error());
+	EXPECT_EQ(r.layout.coded_width, 640);
+	EXPECT_EQ(r.layout.coded_height, 480);
+	EXPECT_EQ(r.padding[0].right, 0);
+	EXPECT_EQ(r.min_buffers, 2);
+	ASSERT_EQ(llmem_negotiate_encode_result(&r, again, sizeof(again)), HDR + 160);
+	EXPECT_EQ(memcmp(again, msg, HDR + 160), 0);
+}
+
+/* A padded result: version 2, its coded size after the layout's size,
+ * the padding per plane filled in again on the other side. */
+FIXTURE(result_v2)
+{
+	struct llmem_negotiated r, out;
+	uint8_t msg[256];
+	int len;
+};
+
+FIXTURE_SETUP(result_v2)
+{
+	struct llmem_participant ps[2];
+	struct llmem_negotiate_request req = { .width = 1000, .height = 562 };
+	uint32_t nv12 = DRM_FORMAT_NV12;
+
+	make_statement_v2(ps);
+	ps[1].constraints.flags = 0;
+	req.fourccs = &nv12;
+	req.num_fourccs = 1;
+	ps[0].formats[0].flags = 0;
+	ASSERT_EQ(llmem_negotiate(ps, 2, &req, &self->r), 0) TH_LOG("%s", llmem_last_error());
+	self->len = llmem_negotiate_encode_result(&self->r, self->msg, sizeof(self->msg));
+	ASSERT_EQ(self->len, HDR + 176) TH_LOG("%s", llmem_last_error());
+}
+
+FIXTURE_TEARDOWN(result_v2)
+{
+}
+
+TEST_F(result_v2, round_trip)
+{
+	EXPECT_EQ(get_le32(self->msg + 8), 2);
+	EXPECT_EQ(get_le32(self->msg + HDR + 4), 1000);
+	EXPECT_EQ(get_le32(self->msg + HDR + 8), 562);
+	EXPECT_EQ(get_le32(self->msg + HDR + 80), 1008);
+	EXPECT_EQ(get_le32(self->msg + HDR + 84), 576);
+	/* The merged alignments, after version 1's constraints. */
+	EXPECT_EQ(get_le32(self->msg + HDR + 88 + 72), 16);
+	memset(&self->out, 0xa5, sizeof(self->out));
+	ASSERT_EQ(llmem_negotiate_decode_result(self->msg, (size_t)self->len, &self->out), 0)
+	TH_LOG("%s", llmem_last_error());
+	EXPECT_EQ(memcmp(&self->out, &self->r, sizeof(self->r)), 0);
+	EXPECT_EQ(self->out.padding[1].bottom, 7);
+}
+
+TEST_F(result_v2, refused)
+{
+	static const struct {
+		int offset;
+		uint32_t value;
+		const char *says;
+	} cases[] = {
+		{ HDR + 80, 0, "a coded size of 0x576" },
+		{ HDR + 84, 560, "a 1000x562 picture in a 1008x560 coded frame" },
+		{ HDR + 84, 2000, "does not lie in the frame" },
+	};
+	uint8_t copy[256];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		memcpy(copy, self->msg, (size_t)self->len);
+		put_le32(copy + cases[i].offset, cases[i].value);
+		EXPECT_EQ(llmem_negotiate_decode_result(copy, (size_t)self->len, &self->out),
+			  -EPROTO);
+		EXPECT_NE(strstr(llmem_last_error(), cases[i].says), NULL)
+		TH_LOG("case %zu: %s", i, llmem_last_error());
+	}
+	/* Coded as the picture and nothing else of version 2: not canonical. */
+	memcpy(copy, self->msg, (size_t)self->len);
+	put_le32(copy + HDR + 80, 1000);
+	put_le32(copy + HDR + 84, 562);
+	memset(copy + HDR + 88 + 72, 0, 8);
+	EXPECT_EQ(llmem_negotiate_decode_result(copy, (size_t)self->len, &self->out), -EPROTO);
+	EXPECT_NE(strstr(llmem_last_error(), "version 2 for what version 1 holds"), NULL)
+	TH_LOG("%s", llmem_last_error());
 }
 
 TEST_HARNESS_MAIN

@@ -26,6 +26,7 @@
 #include "fwht_frame.h"
 #include "kselftest_harness.h"
 #include "test_util.h"
+#include "v4l2_ctl.h"
 #include "vk_test.h"
 #include "yuv_ref.h"
 
@@ -71,75 +72,16 @@ static void make_frame(uint8_t *dst, uint32_t fourcc, int frame, int w, int h)
 		}
 }
 
-/* A temporary folder and the v4l2-ctl runs' log in it. */
-struct scratch {
-	char dir[256];
-	char log[300];
-};
-
-static int scratch_make(struct scratch *t)
+/* v4l2-ctl's streaming of @in (v4l2_ctl.h), its words shown where it fails. */
+static long ref_stream(struct __test_metadata *_metadata, const struct scratch *t, const char *node,
+		       const char *in, const char *fmt_out, const char *capture_fourcc,
+		       uint8_t *out, size_t max)
 {
-	snprintf(t->dir, sizeof(t->dir), "%s/codec-objects-XXXXXX",
-		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	if (!mkdtemp(t->dir))
-		return -errno;
-	snprintf(t->log, sizeof(t->log), "%s/v4l2-ctl.log", t->dir);
-	return 0;
-}
+	long n = v4l2_ctl_stream(t, node, in, fmt_out, capture_fourcc, NULL, out, max);
 
-static void scratch_remove(struct scratch *t)
-{
-	char cmd[300];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", t->dir);
-	if (t->dir[0] && system(cmd))
-		fprintf(stderr, "could not remove %s\n", t->dir);
-}
-
-/* v4l2-ctl with @args, its output shown on failure; its exit status. */
-static int v4l2_ctl(struct __test_metadata *_metadata, const struct scratch *t, char *const args[])
-{
-	int status = run_logged(t->log, args);
-
-	if (status) {
-		char text[2048];
-		long n = read_file(t->log, text, sizeof(text) - 1);
-
-		text[n > 0 ? n : 0] = '\0';
-		TH_LOG("v4l2-ctl said: %s", text);
-	}
-	return status;
-}
-
-/*
- * v4l2-ctl's MMAP streaming through @node of the file @in, whose frames
- * are @fmt_out ("width=...,height=...,pixelformat=..."), with CAPTURE set
- * to @capture_fourcc unless NULL: the output into @out (at most @max
- * bytes); its length, or -1.
- */
-static long v4l2_ctl_stream(struct __test_metadata *_metadata, const struct scratch *t,
-			    const char *node, const char *in, const char *fmt_out,
-			    const char *capture_fourcc, uint8_t *out, size_t max)
-{
-	char ref[300], fmt_cap[64];
-	char *args[16] = { "v4l2-ctl", "-d", (char *)node, "--set-fmt-video-out", (char *)fmt_out };
-	int n = 5;
-
-	snprintf(ref, sizeof(ref), "%s/ref.out", t->dir);
-	if (capture_fourcc) {
-		snprintf(fmt_cap, sizeof(fmt_cap), "pixelformat=%s", capture_fourcc);
-		args[n++] = "--set-fmt-video";
-		args[n++] = fmt_cap;
-	}
-	args[n++] = "--stream-mmap";
-	args[n++] = "--stream-out-mmap";
-	args[n++] = "--stream-from";
-	args[n++] = (char *)in;
-	args[n++] = "--stream-to";
-	args[n++] = ref;
-	if (v4l2_ctl(_metadata, t, args))
-		return -1;
-	return read_file(ref, out, max);
+	if (n < 0)
+		TH_LOG("v4l2-ctl said: %s", scratch_said(t));
+	return n;
 }
 
 /* ---- The encoder ---- */
@@ -193,7 +135,7 @@ FIXTURE_SETUP(encoder)
 	uint32_t fourcc = variant->fourcc ? variant->fourcc : V4L2_PIX_FMT_YUYV;
 
 	VK_TEST_SESSION(self->s);
-	ASSERT_EQ(scratch_make(&self->t), 0);
+	ASSERT_EQ(scratch_make(&self->t, "codec-objects"), 0);
 	self->size = raw_size(fourcc, WIDTH, HEIGHT);
 	self->input = malloc(NFRAMES * self->size);
 	self->stream = malloc(STREAM_MAX);
@@ -332,8 +274,8 @@ TEST_F_TIMEOUT(encoder, encode_equals_v4l2_ctl, 300)
 	snprintf(fmt_out, sizeof(fmt_out), "width=%d,height=%d,pixelformat=%.4s", WIDTH, HEIGHT,
 		 (const char *)&self->info.raw.fourcc);
 	ASSERT_EQ(write_file(raw, self->input, NFRAMES * self->size), 0);
-	n = v4l2_ctl_stream(_metadata, &self->t, self->info.device, raw, fmt_out, "FWHT", want,
-			    STREAM_MAX);
+	n = ref_stream(_metadata, &self->t, self->info.device, raw, fmt_out, "FWHT", want,
+		       STREAM_MAX);
 	ASSERT_EQ(n, (long)self->stream_len);
 	EXPECT_EQ(memcmp(want, self->stream, self->stream_len), 0);
 	TH_LOG("%d frames, %zu bytes of bitstream, equal to v4l2-ctl's", NFRAMES, self->stream_len);
@@ -513,7 +455,7 @@ TEST(open_refusals)
 	struct scratch t;
 
 	VK_TEST_SESSION(s);
-	ASSERT_EQ(scratch_make(&t), 0);
+	ASSERT_EQ(scratch_make(&t, "codec-objects"), 0);
 	ASSERT_EQ(vicodec_node(LLMEM_CODEC_ENCODER, enc, sizeof(enc)), 0);
 	ASSERT_EQ(vicodec_node(LLMEM_CODEC_DECODER, dec, sizeof(dec)), 0);
 
@@ -593,7 +535,7 @@ FIXTURE_SETUP(camera_encoder)
 
 	ASSERT_EQ(vivid_capture_path(0, path, sizeof(path)), 0);
 	VK_TEST_SESSION(self->s);
-	ASSERT_EQ(scratch_make(&self->t), 0);
+	ASSERT_EQ(scratch_make(&self->t, "codec-objects"), 0);
 	cci.device = path;
 	ASSERT_EQ(llmem_camera_open(self->s, &cci, &self->cam), 0)
 	TH_LOG("%s", llmem_last_error());
@@ -665,8 +607,8 @@ TEST_F_TIMEOUT(camera_encoder, frames_by_their_dmabufs, 300)
 	snprintf(path, sizeof(path), "%s/camera.yuyv", self->t.dir);
 	snprintf(fmt_out, sizeof(fmt_out), "width=%d,height=%d,pixelformat=YUYV", WIDTH, HEIGHT);
 	ASSERT_EQ(write_file(path, raw, NFRAMES * size), 0);
-	n = v4l2_ctl_stream(_metadata, &self->t, self->info.device, path, fmt_out, "FWHT", want,
-			    STREAM_MAX);
+	n = ref_stream(_metadata, &self->t, self->info.device, path, fmt_out, "FWHT", want,
+		       STREAM_MAX);
 	ASSERT_EQ(n, (long)len);
 	EXPECT_EQ(memcmp(want, stream, len), 0);
 	free(raw);
@@ -799,7 +741,7 @@ static void encode_nv12(struct __test_metadata *_metadata, FIXTURE_DATA(decoder)
 FIXTURE_SETUP(decoder)
 {
 	VK_TEST_SESSION(self->s);
-	ASSERT_EQ(scratch_make(&self->t), 0);
+	ASSERT_EQ(scratch_make(&self->t, "codec-objects"), 0);
 	snprintf(self->path, sizeof(self->path), "%s/in.fwht", self->t.dir);
 	self->input = malloc(NFRAMES * raw_size(V4L2_PIX_FMT_NV12, WIDTH, HEIGHT));
 	self->input2 = malloc(NFRAMES * raw_size(V4L2_PIX_FMT_NV12, WIDTH2, HEIGHT2));
@@ -862,8 +804,8 @@ static void open_decoder(struct __test_metadata *_metadata, FIXTURE_DATA(decoder
 	ASSERT_EQ(write_file(self->path, self->stream, self->stream_len), 0);
 	ASSERT_EQ(llmem_codec_find(&fi, node, sizeof(node)), 0) TH_LOG("%s", llmem_last_error());
 	snprintf(fmt_out, sizeof(fmt_out), "width=%d,height=%d,pixelformat=FWHT", WIDTH, HEIGHT);
-	self->ref_len = v4l2_ctl_stream(_metadata, &self->t, node, self->path, fmt_out, NULL,
-					self->ref, STREAM_MAX);
+	self->ref_len = ref_stream(_metadata, &self->t, node, self->path, fmt_out, NULL, self->ref,
+				   STREAM_MAX);
 	ASSERT_GT(self->ref_len, 0);
 	ASSERT_EQ(llmem_bitstream_open_fwht(self->path, &self->source), 0)
 	TH_LOG("%s", llmem_last_error());

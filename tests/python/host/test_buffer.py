@@ -407,6 +407,15 @@ def test_export_needs_a_shared_memory(memory):
     assert e.value.errno in (errno.ENOTSUP, errno.EINVAL)
     with pytest.raises(TypeError):
         b.export_frame((1, 2))
+    # Eight fields (a FrameLayout from before coded sizes) and ten are
+    # layouts; nine are not.
+    padded = llmem.frame_layout("AB24", 4, 4, coded_width=8, coded_height=8)
+    for layout in (tuple(padded[:8]), tuple(padded)):
+        with pytest.raises(llmem.Error) as e:
+            b.export_frame(layout)
+        assert e.value.errno in (errno.ENOTSUP, errno.EINVAL)
+    with pytest.raises(TypeError):
+        b.export_frame(tuple(padded[:9]))
     with pytest.raises(llmem.Error) as e:
         b.export_range()
     assert e.value.errno == errno.ENOTSUP and "llmem.ko" in e.value.strerror

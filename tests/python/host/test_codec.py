@@ -129,6 +129,8 @@ def test_encoder_argument_errors(session):
         llmem.Encoder(session, size="640x480")
     with pytest.raises(ValueError, match=r"size must be \(width, height\)"):
         llmem.Encoder(session, size=(640,))
+    with pytest.raises(ValueError, match=r"coded_size must be \(width, height\)"):
+        llmem.Encoder(session, coded_size=(1008,))
     with pytest.raises(ValueError, match="at most 2"):
         llmem.Encoder(session, size=(640, 480, 3))
     with pytest.raises(ValueError, match="not four characters"):
@@ -145,6 +147,7 @@ def test_encoder_argument_errors(session):
     ({"frames": 17}, "17 frames; at most 16"),
     ({"bitstream_buffers": 9}, "9 bitstream buffers; at most 8"),
     ({"size": (640, 0)}, "size 640x0: give both sides or neither"),
+    ({"coded_size": (1008, 0)}, "coded size 1008x0: give both sides or neither"),
 ])
 def test_encoder_refuses_bad_choices(session, kwargs, message):
     with pytest.raises(llmem.Error) as e:

@@ -86,6 +86,24 @@ def test_frame_layouts():
     assert e.value.errno == errno.EINVAL
     with pytest.raises(ValueError):
         llmem.frame_layout("YUV", 640, 480)
+    # Without padding the coded size is the picture's.
+    assert (yuyv.coded_width, yuyv.coded_height) == (640, 480)
+
+
+def test_frame_layout_of_a_coded_size():
+    # vicodec codes a 1000x562 NV12 picture as 1008x576: the CbCr plane
+    # follows the coded rows, the picture keeps its size.
+    nv12 = llmem.frame_layout("NV12", 1000, 562, coded_width=1008, coded_height=576)
+    assert (nv12.width, nv12.height, nv12.coded_width, nv12.coded_height) == \
+        (1000, 562, 1008, 576)
+    assert nv12.pitches == (1008, 1008) and nv12.offsets == (0, 1008 * 576)
+    assert nv12.size == 1008 * 576 * 3 // 2
+    with pytest.raises(llmem.Error) as e:
+        llmem.frame_layout("YUYV", 1000, 562, coded_width=990, coded_height=568)
+    assert e.value.errno == errno.EINVAL
+    # A FrameLayout of eight fields, as before coded sizes, reads as unpadded.
+    old = llmem.FrameLayout(*nv12[:8])
+    assert old.coded_width is None and old.coded_height is None
     with pytest.raises(ValueError):
         llmem.fourcc("TOOLONG")
 

@@ -31,6 +31,7 @@ def stream(session, tmp_path):
         info = enc.info
         assert (info.driver, info.format, info.coded_format) == ("vicodec", "YUYV", "FWHT")
         assert (info.width, info.height, info.num_planes) == (WIDTH, HEIGHT, 1)
+        assert (info.coded_width, info.coded_height) == (WIDTH, HEIGHT)
         assert info.sizeimage == (WIDTH * HEIGHT * 2,)
         with path.open("wb") as out:
             # The encoder's own frame, filled through its view.
@@ -166,3 +167,24 @@ def test_copy_path_takes_bytes_only(session):
         with enc.encode(yuyv(LUMAS[1]).tobytes(), id=5) as packet:
             assert packet.id == 5 and packet.keyframe
         assert packet.released
+
+
+def test_encoder_codes_a_picture_in_larger_frames(session):
+    """vicodec codes 1000x562 YUYV in 1008x568 frames: the picture is its crop
+    rectangle, the frames its coded size; frames laid out at another coded
+    size are refused."""
+    with llmem.Encoder(session, format="YUYV", size=(1000, 562)) as enc:
+        info = enc.info
+        assert (info.width, info.height) == (1000, 562)
+        assert (info.coded_width, info.coded_height) == (1008, 568)
+        assert info.bytesperline == (2016,) and info.sizeimage == (2016 * 568,)
+        with enc.encode(bytes(2016 * 568), id=1) as packet:
+            header = bytes(packet)[:44]
+            assert (int.from_bytes(header[12:16], "big"),
+                    int.from_bytes(header[16:20], "big")) == (1000, 562)
+    with llmem.Encoder(session, format="YUYV", size=(1000, 562),
+                       coded_size=(1008, 568)) as enc:
+        assert (enc.info.coded_width, enc.info.coded_height) == (1008, 568)
+    with pytest.raises(llmem.Error) as e:
+        llmem.Encoder(session, format="YUYV", size=(1000, 562), coded_size=(1000, 562))
+    assert e.value.errno == errno.EINVAL and "1008x568" in e.value.strerror
