@@ -24,7 +24,8 @@ bool cpu_convert_supports(uint32_t fourcc, uint32_t encoding)
 	if (fourcc == V4L2_PIX_FMT_YUYV && encoding != LLMEM_YCBCR_BT601)
 		return false;
 #endif
-	return fourcc == V4L2_PIX_FMT_YUYV || fourcc == V4L2_PIX_FMT_NV12;
+	return fourcc == V4L2_PIX_FMT_YUYV || fourcc == V4L2_PIX_FMT_NV12 ||
+	       fourcc == V4L2_PIX_FMT_RGB24 || fourcc == V4L2_PIX_FMT_BGR24;
 }
 
 int cpu_convert_version(void)
@@ -41,7 +42,13 @@ int cpu_convert_rows(const struct cpu_frame *f, uint32_t row, uint32_t rows)
 
 	if (!rows)
 		return 0;
-	if (f->fourcc == V4L2_PIX_FMT_NV12) {
+	if (f->fourcc == V4L2_PIX_FMT_RGB24 || f->fourcc == V4L2_PIX_FMT_BGR24) {
+		/* libyuv names formats by their word: its RAW is bytes R, G, B
+		 * (V4L2's RGB24), its RGB24 bytes B, G, R (V4L2's BGR24). */
+		ret = (f->fourcc == V4L2_PIX_FMT_RGB24 ? RAWToARGB : RGB24ToARGB)(
+			f->src + (uint64_t)row * f->src_pitch, (int)f->src_pitch, dst,
+			(int)f->dst_pitch, (int)f->width, (int)rows);
+	} else if (f->fourcc == V4L2_PIX_FMT_NV12) {
 		ret = NV12ToARGBMatrix(f->src + (uint64_t)row * f->src_pitch, (int)f->src_pitch,
 				       f->chroma + (uint64_t)(row / 2) * f->chroma_pitch,
 				       (int)f->chroma_pitch, dst, (int)f->dst_pitch, matrix,

@@ -3,7 +3,8 @@
  * Camera frames to XRGB8888 on the CPU by libyuv (its "ARGB" is bytes B, G,
  * R, A in memory: DRM's XRGB8888), the peer llmem bench convert measures
  * the device against: in the calling thread, or cut into bands of rows
- * converted by a pool of threads at once.
+ * converted by a pool of threads at once.  Frames are named by V4L2 pixel
+ * format: YUYV, NV12, RGB24 (bytes R, G, B) and BGR24 (bytes B, G, R).
  */
 #ifndef LLMEM_TOOLS_CPU_CONVERT_H
 #define LLMEM_TOOLS_CPU_CONVERT_H
@@ -11,19 +12,21 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* A YUYV frame (@chroma NULL) or an NV12 one (its CbCr plane at @chroma). */
+/* A YUYV, RGB24 or BGR24 frame (@chroma NULL) or an NV12 one (its CbCr
+ * plane at @chroma). */
 struct cpu_frame {
 	uint32_t fourcc, width, height;
 	const uint8_t *src, *chroma;
 	uint32_t src_pitch, chroma_pitch;
 	uint8_t *dst;
 	uint32_t dst_pitch;
-	/* enum llmem_ycbcr_encoding; limited range. */
+	/* enum llmem_ycbcr_encoding; limited range.  Unused for RGB24 and BGR24. */
 	uint32_t encoding;
 };
 
 /* Whether this libyuv converts @fourcc at @encoding: Debian 12's has no
- * YUY2ToARGBMatrix, so YUYV is BT.601 only there. */
+ * YUY2ToARGBMatrix, so YUYV is BT.601 only there; RGB24 and BGR24 take
+ * any encoding, which they do not use. */
 bool cpu_convert_supports(uint32_t fourcc, uint32_t encoding);
 
 /* The frame's rows [@row, @row + @rows) in the calling thread; for NV12 @row

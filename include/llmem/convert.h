@@ -5,10 +5,14 @@
  * wrote it and write the other form where its reader (a display, an
  * encoder) takes it.  YUYV and NV12 become ABGR8888, XRGB8888 or ARGB8888;
  * those RGB frames become YUYV or NV12 again, so that what a shader drew
- * feeds an encoder.
+ * feeds an encoder.  24-bit RGB frames, BGR888 (bytes R, G, B: V4L2's
+ * RGB24) and RGB888 (bytes B, G, R: V4L2's BGR24), what libcamera's
+ * cameras give, become ABGR8888, XRGB8888 or ARGB8888 too: each channel's
+ * byte as it is, alpha 255.  They are sources only.
  *
  * Y'CbCr to R'G'B' and back use the matrix (BT.601 or BT.709) and range
- * (limited or full) given, rounding to nearest.  RGB to YUV: each chroma
+ * (limited or full) given, rounding to nearest; a 24-bit RGB source has no
+ * Y'CbCr, and its conversion ignores them.  RGB to YUV: each chroma
  * sample is the mean of the Cb and Cr of the pixels it covers, 2x1 for
  * YUYV and 2x2 for NV12, so it is sited in the middle of them (the siting
  * JPEG and MPEG-1 use, and libyuv's ARGBToNV12; GStreamer calls it
@@ -57,16 +61,20 @@ enum llmem_ycbcr_range {
 /**
  * struct llmem_convert_info - one frame to convert.
  * @src: the buffer holding the frame: YUYV or NV12 (NV12's Y plane only,
- *	with @src_chroma), or RGB (ABGR8888, XRGB8888, ARGB8888).
+ *	with @src_chroma), RGB (ABGR8888, XRGB8888, ARGB8888), or 24-bit RGB
+ *	(BGR888, RGB888).
  * @src_layout: where the frame lies in @src; with @src_chroma, offset[1]
  *	and pitch[1] are those of the CbCr plane in @src_chroma.
  * @dst: the buffer to receive the converted frame; another buffer than @src.
  * @dst_layout: a layout of the same width and height in the other form:
- *	for a YUV source ABGR8888 (bytes R, G, B, A in memory) or XRGB8888 or
- *	ARGB8888 (bytes B, G, R, A: what displays scan out), alpha 255; for an
- *	RGB source YUYV or NV12 (both planes in @dst; alpha is ignored).
- * @encoding: enum llmem_ycbcr_encoding; leave 0 for BT.601.
- * @range: enum llmem_ycbcr_range; leave 0 for limited range.
+ *	for a YUV or 24-bit RGB source ABGR8888 (bytes R, G, B, A in memory)
+ *	or XRGB8888 or ARGB8888 (bytes B, G, R, A: what displays scan out),
+ *	alpha 255; for an RGBA source YUYV or NV12 (both planes in @dst;
+ *	alpha is ignored).
+ * @encoding: enum llmem_ycbcr_encoding; leave 0 for BT.601.  Ignored for a
+ *	24-bit RGB source (but a value outside the enum is still refused).
+ * @range: enum llmem_ycbcr_range; leave 0 for limited range.  Ignored for
+ *	a 24-bit RGB source, as @encoding.
  * @src_chroma: for an NV12 source whose CbCr plane is a buffer of its own (a
  *	camera's NV12M, a DMA-BUF per plane): that buffer; leave NULL when
  *	both planes are in @src.
@@ -91,15 +99,19 @@ struct llmem_convert_info {
  * its commands anew each call: to convert a stream, use a converter.
  *
  * The shaders read and write storage buffers a 32-bit word at a time, and
- * no two of their invocations write one word: YUYV and RGB planes, and
+ * no two of their invocations write one word: YUYV and RGBA planes, and
  * both planes of an NV12 destination, start and are pitched at multiples
- * of 4 (an NV12 source at any byte), and YUYV frames are an even number of
- * pixels wide.  An NV12 destination of a width that is not a multiple of 4
- * keeps the bytes past the frame in its rows' last words.
+ * of 4 (an NV12 or 24-bit RGB source at any byte), and YUYV frames are an
+ * even number of pixels wide.  An NV12 destination of a width that is not
+ * a multiple of 4 keeps the bytes past the frame in its rows' last words.
+ * A 24-bit RGB source may be any size at any pitch (642 pixels at 1926
+ * bytes a row), in a buffer of any size; only the picture's bytes are
+ * read, and the destination's bytes past the picture are kept.
  *
  * Return: 0; -EINVAL for NULL arguments, a pair of formats other than YUYV
- * or NV12 with ABGR8888, XRGB8888 or ARGB8888 (either way), sizes that
- * differ, a layout that does not fit its buffer (with @src_chroma, a plane
+ * or NV12 with ABGR8888, XRGB8888 or ARGB8888 (either way), or BGR888 or
+ * RGB888 to one of those three (a BGR888 or RGB888 destination among
+ * them), sizes that differ, a layout that does not fit its buffer (with @src_chroma, a plane
  * that does not fit its buffer), a plane off the alignment above, a pitch
  * below a row, a plane past 4 GiB, an NV12 destination whose planes
  * overlap, a modifier other than linear, the destination also a source, a
@@ -110,10 +122,11 @@ struct llmem_convert_info {
 int llmem_convert(const struct llmem_convert_info *info);
 
 /**
- * llmem_convert_to_rgba() - llmem_convert() of a YUYV or NV12 frame to RGBA.
+ * llmem_convert_to_rgba() - llmem_convert() of a YUYV, NV12, BGR888 or
+ * RGB888 frame to RGBA.
  * @info: what to convert.
  *
- * Return: as llmem_convert(); -EINVAL also for an RGB source.
+ * Return: as llmem_convert(); -EINVAL also for an RGBA source.
  */
 int llmem_convert_to_rgba(const struct llmem_convert_info *info);
 

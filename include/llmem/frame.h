@@ -19,8 +19,12 @@
  * Formats: DRM_FORMAT_YUYV, DRM_FORMAT_NV12, DRM_FORMAT_ABGR8888 (bytes
  * R, G, B, A in memory: what the conversion shaders write by default), and
  * DRM_FORMAT_XRGB8888 and DRM_FORMAT_ARGB8888 (bytes B, G, R, X or A in
- * memory: what displays scan out; the shaders write them too).  For YUYV
- * and NV12 the DRM fourcc is the same code as the V4L2 pixel format.
+ * memory: what displays scan out; the shaders write them too), and
+ * DRM_FORMAT_BGR888 (bytes R, G, B: V4L2's RGB24) and DRM_FORMAT_RGB888
+ * (bytes B, G, R: V4L2's BGR24), three bytes a pixel as cameras give them
+ * (libcamera's vimc), of any size and at any pitch: the shaders read them
+ * only.  For YUYV and NV12 the DRM fourcc is the same code as the V4L2
+ * pixel format; the 24-bit names are swapped between DRM and V4L2.
  */
 #ifndef LLMEM_FRAME_H
 #define LLMEM_FRAME_H
@@ -99,8 +103,10 @@ struct llmem_frame_constraints {
  *
  * The library's own demands (the conversion shaders read YUYV and write
  * RGBA a 32-bit word at a time, so those pitches and offsets are multiples
- * of 4) are merged with the importer's; when they cannot both be met the
- * call fails and the message names the constraint that cannot be.
+ * of 4; BGR888 and RGB888 are read a byte at a time and have none: a
+ * 642-pixel BGR888 row is pitched 1926) are merged with the importer's;
+ * when they cannot both be met the call fails and the message names the
+ * constraint that cannot be.
  *
  * The planes are laid out for the coded size (the constraints', or the
  * picture's), the layout's width and height are the picture's.

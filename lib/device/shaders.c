@@ -14,6 +14,9 @@ static const uint32_t yuyv_to_rgba_spv[] =
 static const uint32_t nv12_to_rgba_spv[] =
 #include "nv12_to_rgba.spv.inc"
 	;
+static const uint32_t rgb24_to_rgba_spv[] =
+#include "rgb24_to_rgba.spv.inc"
+	;
 static const uint32_t rgba_to_yuyv_spv[] =
 #include "rgba_to_yuyv.spv.inc"
 	;
@@ -29,6 +32,7 @@ static const uint32_t clear_spv[] =
 
 LLMEM_SHADER(yuyv_to_rgba, yuyv_to_rgba_spv);
 LLMEM_SHADER(nv12_to_rgba, nv12_to_rgba_spv);
+LLMEM_SHADER(rgb24_to_rgba, rgb24_to_rgba_spv);
 LLMEM_SHADER(rgba_to_yuyv, rgba_to_yuyv_spv);
 LLMEM_SHADER(rgba_to_nv12, rgba_to_nv12_spv);
 LLMEM_SHADER(fill, fill_spv);

@@ -17,6 +17,7 @@ struct llmem_shader {
 
 extern const struct llmem_shader llmem_shader_yuyv_to_rgba;
 extern const struct llmem_shader llmem_shader_nv12_to_rgba;
+extern const struct llmem_shader llmem_shader_rgb24_to_rgba;
 extern const struct llmem_shader llmem_shader_rgba_to_yuyv;
 extern const struct llmem_shader llmem_shader_rgba_to_nv12;
 extern const struct llmem_shader llmem_shader_fill;

@@ -268,6 +268,42 @@ out_free:
 	return ret;
 }
 
+int llmem_buffer_whole_words(struct llmem_buffer *b, VkBuffer *out)
+{
+	struct llmem_memory *m = b->obj.memory;
+	struct llmem_session *s = llmem_memory_session(m);
+	uint64_t size = (b->size + 3) & ~(uint64_t)3;
+	uint64_t at = b->obj.alloc.offset;
+	VkMemoryRequirements req;
+	VkResult r;
+	int ret;
+
+	ret = make_vk_buffer(m, size, b->usage, out);
+	if (ret)
+		return ret;
+	vkGetBufferMemoryRequirements(s->device, *out, &req);
+	if (at % req.alignment || at + req.size > llmem_memory_page_size(m, b->obj.alloc.page)) {
+		ret = llmem_error(
+			-EINVAL,
+			"buffer #%llu as whole words: the device needs %llu bytes at %llu "
+			"aligned to %llu, past its page or off that alignment",
+			(unsigned long long)b->obj.id, (unsigned long long)req.size,
+			(unsigned long long)at, (unsigned long long)req.alignment);
+		goto out_destroy_buffer;
+	}
+	r = llmem_memory_bind(m, b->obj.alloc.page, at, *out, VK_NULL_HANDLE);
+	if (r != VK_SUCCESS) {
+		ret = llmem_vk_error(r, "vkBindBufferMemory");
+		goto out_destroy_buffer;
+	}
+	return 0;
+
+out_destroy_buffer:
+	vkDestroyBuffer(s->device, *out, NULL);
+	*out = VK_NULL_HANDLE;
+	return ret;
+}
+
 LLMEM_PUBLIC void llmem_buffer_destroy(struct llmem_buffer *b)
 {
 	while (b && atomic_fetch_sub(&b->refs, 1) == 1) {

@@ -19,7 +19,9 @@ struct format_desc {
 	uint32_t pair_bytes[2];
 	/* Rows of each plane per two rows of pixels. */
 	uint32_t pair_rows[2];
-	/* What the shaders need of pitches and offsets. */
+	/* What the shaders need of pitches and offsets: words they read or
+	 * write whole.  24-bit RGB is read a byte at a time, at any pitch: a
+	 * camera's rows of width * 3 bytes (vimc's 642-pixel 1926) need none. */
 	uint32_t word_aligned;
 	uint32_t even_width, even_height;
 };
@@ -30,6 +32,8 @@ static const struct format_desc formats[] = {
 	{ DRM_FORMAT_ABGR8888, "ABGR8888", 1, { 8, 0 }, { 2, 0 }, 1, 0, 0 },
 	{ DRM_FORMAT_XRGB8888, "XRGB8888", 1, { 8, 0 }, { 2, 0 }, 1, 0, 0 },
 	{ DRM_FORMAT_ARGB8888, "ARGB8888", 1, { 8, 0 }, { 2, 0 }, 1, 0, 0 },
+	{ DRM_FORMAT_BGR888, "BGR888", 1, { 6, 0 }, { 2, 0 }, 0, 0, 0 },
+	{ DRM_FORMAT_RGB888, "RGB888", 1, { 6, 0 }, { 2, 0 }, 0, 0, 0 },
 };
 
 static int is_pow2(uint32_t v)
@@ -87,8 +91,8 @@ LLMEM_PUBLIC int llmem_frame_layout_init(uint32_t fourcc, uint32_t width, uint32
 	f = find_desc(fourcc);
 	if (!f)
 		return llmem_error(-EINVAL,
-				   "fourcc 0x%08x: only YUYV, NV12, ABGR8888, XRGB8888 and "
-				   "ARGB8888 are supported",
+				   "fourcc 0x%08x: only YUYV, NV12, ABGR8888, XRGB8888, "
+				   "ARGB8888, BGR888 and RGB888 are supported",
 				   fourcc);
 	coded_width = c->coded_width ? c->coded_width : width;
 	coded_height = c->coded_height ? c->coded_height : height;

@@ -1,19 +1,21 @@
 // SPDX-License-Identifier: MIT
 /*
- * One conversion, YUV to RGB or RGB to YUV: its checks, its kernel (the
- * session's built-in one for the pair of formats, transfer/kernel.h) and
- * the recording of its dispatch with a descriptor set of its own.
+ * One conversion, YUV to RGB, RGB to YUV or 24-bit RGB to RGBA: its
+ * checks, its kernel (the session's built-in one for the pair of formats,
+ * transfer/kernel.h) and the recording of its dispatch with a descriptor
+ * set of its own.
  * The RGB frame's bytes are in the order its fourcc names: R, G, B, A for
- * ABGR8888, B, G, R, A for XRGB8888 and ARGB8888, what displays scan out.
+ * ABGR8888, B, G, R, A for XRGB8888 and ARGB8888, what displays scan out;
+ * R, G, B for BGR888 and B, G, R for RGB888, what cameras write.
  * An NV12 source's CbCr plane is read from a binding of its own, bound to
  * the Y plane's buffer or to a buffer of the plane's own (a camera's NV12M);
  * an NV12 destination has both planes in its buffer.
  *
  * Storage buffers are read and written a 32-bit word at a time, and two
  * invocations must never write one word: every plane a shader touches as
- * words (all but an NV12 source's, read a byte at a time) starts and is
- * pitched at multiples of 4, and YUYV frames are an even number of pixels
- * wide (a word is a pixel pair).
+ * words (all but an NV12 or 24-bit RGB source's, read a byte at a time)
+ * starts and is pitched at multiples of 4, and YUYV frames are an even
+ * number of pixels wide (a word is a pixel pair).
  */
 #include <errno.h>
 
@@ -27,7 +29,7 @@
 #include "memory/buffer.h"
 #include "video/conversion.h"
 
-_Static_assert(sizeof(struct llmem_convert_params) == 44, "push constants of the convert shaders");
+_Static_assert(sizeof(struct llmem_convert_params) == 48, "push constants of the convert shaders");
 
 /* Invocations' work groups, as the shaders declare them. */
 #define GROUP_X 16
@@ -47,6 +49,17 @@ static bool is_rgb(uint32_t fourcc)
 	       fourcc == DRM_FORMAT_ARGB8888;
 }
 
+/* Three bytes a pixel, sources only. */
+static bool is_rgb24(uint32_t fourcc)
+{
+	return fourcc == DRM_FORMAT_BGR888 || fourcc == DRM_FORMAT_RGB888;
+}
+
+static uint32_t pixel_bytes(uint32_t fourcc)
+{
+	return fourcc == DRM_FORMAT_YUYV ? 2 : is_rgb24(fourcc) ? 3 : 4;
+}
+
 /* One plane of a frame as a shader reaches it. */
 struct plane {
 	const char *name;
@@ -58,7 +71,8 @@ struct plane {
 	bool words;
 };
 
-/* The planes of @l; an NV12 destination's are written as words. */
+/* The planes of @l; an NV12 destination's are written as words, a 24-bit
+ * RGB source's read a byte at a time. */
 static uint32_t planes_of(const struct llmem_frame_layout *l, bool destination, struct plane *p)
 {
 	uint64_t w = l->width, h = l->height;
@@ -67,9 +81,9 @@ static uint32_t planes_of(const struct llmem_frame_layout *l, bool destination, 
 		p[0] = (struct plane){ .name = "plane",
 				       .offset = l->offset[0],
 				       .pitch = l->pitch[0],
-				       .row_bytes = w * (l->fourcc == DRM_FORMAT_YUYV ? 2 : 4),
+				       .row_bytes = w * pixel_bytes(l->fourcc),
 				       .rows = h,
-				       .words = true };
+				       .words = !is_rgb24(l->fourcc) };
 		return 1;
 	}
 	p[0] = (struct plane){ .name = "Y plane",
@@ -143,6 +157,7 @@ static int check_layout(const struct llmem_frame_layout *l, bool destination)
 int llmem_conversion_plan(const struct llmem_frame_layout *s, const struct llmem_frame_layout *d,
 			  uint32_t encoding, uint32_t range, struct llmem_conversion *c)
 {
+	/* The frame that is not RGBA (YUV, or a 24-bit RGB source), and the RGBA one. */
 	const struct llmem_frame_layout *yuv, *rgb;
 	uint32_t pixels_x = 1, pixels_y = 1;
 	int ret;
@@ -150,10 +165,17 @@ int llmem_conversion_plan(const struct llmem_frame_layout *s, const struct llmem
 	if (!s || !d)
 		return llmem_error(-EINVAL, "convert: NULL %s layout",
 				   s ? "destination" : "source");
-	if (!(is_yuv(s->fourcc) && is_rgb(d->fourcc)) && !(is_rgb(s->fourcc) && is_yuv(d->fourcc)))
+	if (is_rgb24(d->fourcc))
 		return llmem_error(-EINVAL,
-				   "convert: fourcc 0x%08x to 0x%08x: YUYV or NV12 to ABGR8888, "
-				   "XRGB8888 or ARGB8888, or back, only",
+				   "convert: destination fourcc 0x%08x: BGR888 and RGB888 frames "
+				   "are converted to ABGR8888, XRGB8888 or ARGB8888, never written",
+				   d->fourcc);
+	if (!((is_yuv(s->fourcc) || is_rgb24(s->fourcc)) && is_rgb(d->fourcc)) &&
+	    !(is_rgb(s->fourcc) && is_yuv(d->fourcc)))
+		return llmem_error(-EINVAL,
+				   "convert: fourcc 0x%08x to 0x%08x: YUYV, NV12, BGR888 or RGB888 "
+				   "to ABGR8888, XRGB8888 or ARGB8888, or those to YUYV or NV12, "
+				   "only",
 				   s->fourcc, d->fourcc);
 	if (s->width != d->width || s->height != d->height)
 		return llmem_error(-EINVAL, "convert: source %ux%u, destination %ux%u", s->width,
@@ -180,6 +202,7 @@ int llmem_conversion_plan(const struct llmem_frame_layout *s, const struct llmem
 		.matrix = encoding,
 		.full_range = range,
 		.rgb_bgra = rgb->fourcc != DRM_FORMAT_ABGR8888,
+		.src_bgr = s->fourcc == DRM_FORMAT_RGB888,
 	};
 	/*
 	 * Pixels per invocation: each invocation writes whole words, and the
@@ -190,7 +213,11 @@ int llmem_conversion_plan(const struct llmem_frame_layout *s, const struct llmem
 	 * each.  A YUYV output's word is a pair; an NV12 output's invocation
 	 * owns a word of two Y rows and one of the CbCr row.
 	 */
-	if (yuv->fourcc == DRM_FORMAT_YUYV) {
+	if (is_rgb24(s->fourcc)) {
+		c->id = LLMEM_KERNEL_RGB24_TO_RGBA;
+		c->shader = &llmem_shader_rgb24_to_rgba;
+		c->binding_count = 2;
+	} else if (yuv->fourcc == DRM_FORMAT_YUYV) {
 		c->id = c->to_yuv ? LLMEM_KERNEL_RGBA_TO_YUYV : LLMEM_KERNEL_YUYV_TO_RGBA;
 		c->shader = c->to_yuv ? &llmem_shader_rgba_to_yuyv : &llmem_shader_yuyv_to_rgba;
 		c->binding_count = 2;
@@ -299,16 +326,34 @@ int llmem_conversion_kernel(struct llmem_session *s, const struct llmem_conversi
 				    LLMEM_KERNEL_RECORDED, k);
 }
 
+int llmem_conversion_source_words(const struct llmem_conversion *c, struct llmem_buffer *src,
+				  VkBuffer *words)
+{
+	const struct llmem_frame_layout *l = &c->src;
+	uint64_t end;
+
+	*words = VK_NULL_HANDLE;
+	if (!is_rgb24(l->fourcc))
+		return 0;
+	/* The picture's last byte, where the shader's last read ends. */
+	end = l->offset[0] + (uint64_t)(l->height - 1) * l->pitch[0] + (uint64_t)l->width * 3;
+	if (end <= (llmem_buffer_size(src) & ~(uint64_t)(WORD - 1)))
+		return 0;
+	return llmem_buffer_whole_words(src, words);
+}
+
 /*
  * A frame on a shared page belongs to whoever wrote it (a camera) until this
  * queue acquires it, and goes back after the shader has read it; a frame
  * written on a shared page goes to whoever reads it next (a display, an
  * encoder) once the shader has written it: queue family ownership transfers
  * with the foreign (or, without VK_EXT_queue_family_foreign, the external)
- * queue family.
+ * queue family, of @vk, the VkBuffer the shader binds: @buf's own or its
+ * view of whole words.
  */
 static void foreign_ownership(struct llmem_session *s, VkCommandBuffer cmd,
-			      struct llmem_buffer *buf, bool acquire, VkAccessFlags access)
+			      struct llmem_buffer *buf, VkBuffer vk, bool acquire,
+			      VkAccessFlags access)
 {
 	uint32_t other = s->info.caps & LLMEM_CAP_QUEUE_FAMILY_FOREIGN ? VK_QUEUE_FAMILY_FOREIGN_EXT
 								       : VK_QUEUE_FAMILY_EXTERNAL;
@@ -318,7 +363,7 @@ static void foreign_ownership(struct llmem_session *s, VkCommandBuffer cmd,
 		.dstAccessMask = acquire ? access : 0,
 		.srcQueueFamilyIndex = acquire ? other : s->queue_family,
 		.dstQueueFamilyIndex = acquire ? s->queue_family : other,
-		.buffer = buf->vk,
+		.buffer = vk,
 		.size = VK_WHOLE_SIZE,
 	};
 
@@ -341,7 +386,7 @@ static void foreign_ownership(struct llmem_session *s, VkCommandBuffer cmd,
  */
 int llmem_conversion_record(const struct llmem_conversion *c, const struct llmem_kernel *k,
 			    VkCommandBuffer cmd, VkDescriptorSet set,
-			    const struct llmem_convert_frame *f)
+			    const struct llmem_convert_frame *f, VkBuffer src_words)
 {
 	const VkAccessFlags read = VK_ACCESS_SHADER_READ_BIT;
 	const VkAccessFlags write = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
@@ -352,12 +397,14 @@ int llmem_conversion_record(const struct llmem_conversion *c, const struct llmem
 		{ .buffer = f->dst },
 		{ .buffer = f->src_chroma ? f->src_chroma : f->src },
 	};
+	VkBuffer src = src_words ? src_words : f->src->vk;
 	struct llmem_kernel_descriptors d;
 	int ret;
 
 	ret = llmem_kernel_describe(k, args, c->binding_count, &d);
 	if (ret)
 		return ret;
+	d.buffers[0].buffer = src;
 	vkCmdPipelineBarrier(cmd,
 			     VK_PIPELINE_STAGE_HOST_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT |
 				     VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
@@ -370,15 +417,15 @@ int llmem_conversion_record(const struct llmem_conversion *c, const struct llmem
 				     .dstAccessMask = write,
 			     },
 			     0, NULL, 0, NULL);
-	foreign_ownership(s, cmd, f->src, true, read);
+	foreign_ownership(s, cmd, f->src, src, true, read);
 	if (f->src_chroma)
-		foreign_ownership(s, cmd, f->src_chroma, true, read);
-	foreign_ownership(s, cmd, f->dst, true, write);
+		foreign_ownership(s, cmd, f->src_chroma, f->src_chroma->vk, true, read);
+	foreign_ownership(s, cmd, f->dst, f->dst->vk, true, write);
 	llmem_kernel_record(k, cmd, &d, set, &c->params, c->groups);
-	foreign_ownership(s, cmd, f->src, false, read);
+	foreign_ownership(s, cmd, f->src, src, false, read);
 	if (f->src_chroma)
-		foreign_ownership(s, cmd, f->src_chroma, false, read);
-	foreign_ownership(s, cmd, f->dst, false, write);
+		foreign_ownership(s, cmd, f->src_chroma, f->src_chroma->vk, false, read);
+	foreign_ownership(s, cmd, f->dst, f->dst->vk, false, write);
 	vkCmdPipelineBarrier(
 		cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
 		VK_PIPELINE_STAGE_HOST_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1,

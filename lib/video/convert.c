@@ -63,6 +63,9 @@ struct recording {
 	uint64_t key[3];
 	VkCommandBuffer cmd;
 	VkDescriptorSet set;
+	/* The view of the source's whole words it binds, or VK_NULL_HANDLE
+	 * (llmem_conversion_source_words()). */
+	VkBuffer src_words;
 	/* Its last submission (0: none): what it waits for before it is
 	 * submitted again or recorded anew, and its age for eviction. */
 	uint64_t ticket;
@@ -149,6 +152,11 @@ static int wait_ticket(struct llmem_converter *c, uint64_t ticket, uint64_t time
 static void device_objects_destroy(struct llmem_converter *c)
 {
 	VkDevice dev = c->session->device;
+
+	for (uint32_t i = 0; c->fixed && i < c->src_count; i++)
+		vkDestroyBuffer(dev, c->fixed[i].src_words, NULL);
+	for (uint32_t i = 0; i < c->cached; i++)
+		vkDestroyBuffer(dev, c->cache[i].src_words, NULL);
 
 	for (uint32_t i = 0; i < c->frames_in_flight; i++) {
 		struct slot *s = &c->slots[i];
@@ -239,13 +247,17 @@ static int record(struct llmem_converter *c, struct recording *rec,
 	int ret;
 
 	memset(rec->key, 0, sizeof(rec->key));
+	vkDestroyBuffer(c->session->device, rec->src_words, NULL);
+	ret = llmem_conversion_source_words(&c->conv, f->src, &rec->src_words);
+	if (ret)
+		return ret;
 	r = vkBeginCommandBuffer(rec->cmd,
 				 &(VkCommandBufferBeginInfo){
 					 .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
 				 });
 	if (r != VK_SUCCESS)
 		return llmem_vk_error(r, "converter: vkBeginCommandBuffer");
-	ret = llmem_conversion_record(&c->conv, c->kernel, rec->cmd, rec->set, f);
+	ret = llmem_conversion_record(&c->conv, c->kernel, rec->cmd, rec->set, f, rec->src_words);
 	r = vkEndCommandBuffer(rec->cmd);
 	if (ret)
 		return ret;
@@ -678,12 +690,13 @@ LLMEM_PUBLIC int llmem_convert(const struct llmem_convert_info *info)
 
 LLMEM_PUBLIC int llmem_convert_to_rgba(const struct llmem_convert_info *info)
 {
-	if (info && info->src_layout && info->dst_layout &&
-	    info->src_layout->fourcc != DRM_FORMAT_YUYV &&
-	    info->src_layout->fourcc != DRM_FORMAT_NV12)
+	uint32_t fourcc = info && info->src_layout ? info->src_layout->fourcc : 0;
+
+	if (info && info->src_layout && info->dst_layout && fourcc != DRM_FORMAT_YUYV &&
+	    fourcc != DRM_FORMAT_NV12 && fourcc != DRM_FORMAT_BGR888 && fourcc != DRM_FORMAT_RGB888)
 		return llmem_error(-EINVAL,
-				   "llmem_convert_to_rgba: source fourcc 0x%08x: YUYV or NV12 "
-				   "only (llmem_convert() converts RGB)",
-				   info->src_layout->fourcc);
+				   "llmem_convert_to_rgba: source fourcc 0x%08x: YUYV, NV12, "
+				   "BGR888 or RGB888 only (llmem_convert() converts RGBA)",
+				   fourcc);
 	return llmem_convert(info);
 }

@@ -663,8 +663,8 @@ class Kernel(_Closing, _llmem.Kernel):
 class Converter(_Closing, _llmem.Converter):
     """Converter(session, src_layout, dst_layout, *, encoding=None, range=None,
     frames_in_flight=0, sync_files=False): frames of two layouts (FrameLayout,
-    YUYV or NV12 and an RGB format, either way) converted on the device with
-    frames in flight (convert.h).
+    YUYV or NV12 and an RGB format, either way, or BGR888 or RGB888 to RGBA)
+    converted on the device with frames in flight (convert.h).
 
     submit(src, dst, src_chroma=None) hands a frame to the device and returns
     its ticket, 1, 2, 3 ...; wait(ticket, timeout=None) returns whether it

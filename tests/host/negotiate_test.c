@@ -697,7 +697,7 @@ FIXTURE_VARIANT_ADD(negotiate, fourcc_llmem_lacks){
 	       .fourccs = { DRM_FORMAT_RGB565 },
 	       .num_fourccs = 1,
 	       .err = -EINVAL,
-	       .msg = "only YUYV, NV12, ABGR8888, XRGB8888 and ARGB8888" },
+	       .msg = "only YUYV, NV12, ABGR8888, XRGB8888, ARGB8888, BGR888 and RGB888" },
 };
 
 FIXTURE_VARIANT_ADD(negotiate, linear_stated_and_implied){
