@@ -32,6 +32,14 @@ const struct cli_choice camera_capture_formats[] = {
 	{ 0 },
 };
 
+/* The capture formats, and libcamera's RGB streams (its BGR888 and
+ * RGB888): with --libcamera only. */
+static const struct cli_choice formats[] = {
+	{ "YUYV", V4L2_PIX_FMT_YUYV },	 { "NV12", V4L2_PIX_FMT_NV12 },
+	{ "NV12M", V4L2_PIX_FMT_NV12M }, { "RGB24", V4L2_PIX_FMT_RGB24 },
+	{ "BGR24", V4L2_PIX_FMT_BGR24 }, { 0 },
+};
+
 const struct cli_choice camera_backends[] = {
 	{ "vulkan-dmabuf", LLMEM_BACKEND_VULKAN_DMABUF },
 	{ "llmem-dmabuf", LLMEM_BACKEND_LLMEM_DMABUF },
@@ -52,7 +60,8 @@ static struct {
 	bool contiguous;
 	bool bt601, bt709, full_range, limited_range;
 	bool json, quiet;
-	bool input_given;
+	bool input_given, format_given;
+	bool libcamera;
 } args = {
 	.format = V4L2_PIX_FMT_YUYV,
 	.size = { 1280, 720 },
@@ -61,9 +70,17 @@ static struct {
 };
 
 static const struct cli_option options[] = {
-	CLI_OPTION_DEVICE(&args.device, CLI_HELP_CAPTURE_DEVICE),
-	CLI_OPTION_FORMAT(&args.format, camera_capture_formats, NULL,
-			  "the pixel format (default YUYV; NV12M on multi-planar nodes)"),
+	CLI_OPTION_DEVICE(&args.device, CLI_HELP_CAPTURE_DEVICE
+			  "; with --libcamera, libcamera's camera id (llmem devices)"),
+	CLI_OPTION_FORMAT(&args.format, formats, &args.format_given,
+			  "the pixel format (default YUYV, with --libcamera the camera's "
+			  "choice; NV12M on multi-planar nodes, RGB24 and BGR24 with "
+			  "--libcamera)"),
+	{ .name = "libcamera",
+	  .short_name = 'L',
+	  .type = CLI_FLAG,
+	  .value = &args.libcamera,
+	  .help = "capture from a camera of libcamera's (default its first)" },
 	CLI_OPTION_SIZE(args.size, 2, 16384, NULL, "frame size in pixels (default 1280x720)"),
 	CLI_OPTION_FRAMES(&args.frames, 1000000, NULL, "frames to capture (default 30)"),
 	CLI_OPTION_OUT(&args.out, "write frame-NNN.png and summary.json into DIR"),
@@ -120,6 +137,14 @@ static int check(const struct cli_command *cmd)
 	if (args.full_range && args.limited_range)
 		return cli_fail(cmd, CLI_USAGE,
 				"--full-range and --limited-range exclude each other");
+	if (args.libcamera && (args.copy || args.input_given))
+		return cli_fail(cmd, CLI_USAGE, "--libcamera has no --%s",
+				args.copy ? "copy path" : "input");
+	if (!args.libcamera && args.format_given &&
+	    (args.format == V4L2_PIX_FMT_RGB24 || args.format == V4L2_PIX_FMT_BGR24))
+		return cli_fail(cmd, CLI_USAGE,
+				"--format %.4s is libcamera's: with --libcamera only",
+				(const char *)&args.format);
 	if (args.copy && (args.backend || args.contiguous))
 		return cli_fail(cmd, CLI_USAGE,
 				"--copy captures into the driver's buffers: --%s does not apply",
@@ -134,7 +159,7 @@ static void options_to_camera(struct camera_options *o)
 	*o = (struct camera_options){
 		.create = {
 			.device = args.device,
-			.fourcc = args.format,
+			.fourcc = args.libcamera && !args.format_given ? 0 : args.format,
 			.width = args.size[0],
 			.height = args.size[1],
 			.buffers = (uint32_t)args.buffers,
@@ -147,6 +172,8 @@ static void options_to_camera(struct camera_options *o)
 	};
 	if (args.input_given)
 		c->flags |= LLMEM_CAMERA_INPUT;
+	if (args.libcamera)
+		c->flags |= LLMEM_CAMERA_LIBCAMERA;
 	if (args.copy)
 		c->flags |= LLMEM_CAMERA_COPY;
 	if (args.contiguous)
@@ -213,11 +240,12 @@ const struct cli_command cmd_camera = {
 	.name = "camera",
 	.summary = "capture, convert on the device, write PNGs (zero-copy)",
 	.description =
-		"Captures frames from a V4L2 camera straight into llmem pages shared as\n"
-		"DMA-BUFs, converts each to RGBA on the device where it lies, and times the\n"
-		"pipeline thread per frame.  With --out, writes each frame as a PNG and a\n"
-		"summary.json of the run.  Without --device it takes the first capture node\n"
-		"that imports DMA-BUFs and says which.",
+		"Captures frames from a V4L2 camera (with --libcamera, one of libcamera's)\n"
+		"straight into llmem pages shared as DMA-BUFs, converts each to RGBA on the\n"
+		"device where it lies, and times the pipeline thread per frame.  With --out,\n"
+		"writes each frame as a PNG and a summary.json of the run.  Without --device\n"
+		"it takes the first capture node that imports DMA-BUFs and says which (with\n"
+		"--libcamera, libcamera's first camera; `llmem devices` lists their ids).",
 	.options = options,
 	.run = run,
 };

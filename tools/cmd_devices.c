@@ -31,6 +31,7 @@ static int run(const struct cli_command *cmd, int argc, char **argv)
 	emit_begin(&e, stdout, args.json);
 	devices_vulkan(&e);
 	devices_v4l2(&e);
+	devices_libcamera(&e);
 	devices_drm(&e);
 	devices_kernel(&e);
 	emit_finish(&e);
@@ -44,7 +45,8 @@ const struct cli_command cmd_devices = {
 		"Lists the Vulkan devices with what each can share; the V4L2 nodes with\n"
 		"their role (capture, output, m2m), and for each queue the formats it takes\n"
 		"and the memory it streams from (mmap, userptr, dmabuf, requests), and the\n"
-		"node `llmem camera` takes without --device; the DRM nodes with PRIME,\n"
+		"node `llmem camera` takes without --device; libcamera's cameras, by the id\n"
+		"`llmem camera --libcamera --device` takes; the DRM nodes with PRIME,\n"
 		"modesetting and writeback; and the kernel's DMA-BUF providers: /dev/llmem,\n"
 		"DMA heaps and udmabuf.  A device that cannot be opened is listed with the\n"
 		"reason.  LLMEM_DEVICE is ignored: every Vulkan device is opened in turn.",

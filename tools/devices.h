@@ -19,6 +19,9 @@ void devices_v4l2(struct emit *e);
 /* "drm": DRM nodes, their driver, PRIME, modesetting and planes
  * (devices_drm.c); `llmem info` lists them too. */
 void devices_drm(struct emit *e);
+/* "libcamera": the cameras libcamera finds, or why there are none
+ * (devices_libcamera.c). */
+void devices_libcamera(struct emit *e);
 /* "llmem", "dma_heaps", "udmabuf": the kernel's DMA-BUF providers
  * (devices_kernel.c). */
 void devices_kernel(struct emit *e);

@@ -28,6 +28,24 @@
  * DMA-BUF of its own (llmem_camera_plane_buffer(), llmem_camera_export_plane())
  * and read by the conversion where the camera wrote it.
  *
+ * With LLMEM_CAMERA_LIBCAMERA the camera is one of libcamera's (the
+ * cameras behind an ISP: Raspberry Pi's, Intel IPU3's, Rockchip's, and UVC
+ * cameras too), where llmem was built with libcamera 0.3 or later:
+ * create_info.device is libcamera's camera id (llmem_camera_list_libcamera()),
+ * the format and size are asked of one viewfinder stream, libcamera's
+ * validate() states its stride and frame size, and the frames are negotiated
+ * and made as for a V4L2 camera and handed to libcamera as its FrameBuffers;
+ * llmem_camera_next() hands out its completed requests.  The info's @format
+ * is the V4L2 pixel format of the same bytes (libcamera's BGR888 is V4L2's
+ * RGB24: bytes R, G, B), its @driver "libcamera".  libcamera allows one
+ * CameraManager a process: the library starts one at its first libcamera
+ * call and keeps it, with its thread and fds, until the process ends; a
+ * process that runs its own cannot open a camera here.  Before that first
+ * call the library sets LIBCAMERA_LOG_LEVELS to "*:WARN" where it is unset
+ * (libcamera logs every configuration at INFO on stderr otherwise).  The
+ * conversion's storage binding asks RGB24 rows of a multiple of 4 bytes:
+ * widths whose rows are not are refused by the negotiation, by name.
+ *
  * Errors name the call and the device in llmem_last_error(), e.g.
  * "VIDIOC_DQBUF on /dev/video0: No such device (the device was
  * disconnected: only closing it is left)".  A driver that skips frames
@@ -81,7 +99,13 @@ enum llmem_camera_flags {
 	 * (its rgba NULL), so that the caller can work on it in place first;
 	 * llmem_camera_convert() converts it then, if the caller wants RGBA. */
 	LLMEM_CAMERA_CONVERT_LATER = 1u << 6,
+	/* One of libcamera's cameras (above); not with LLMEM_CAMERA_COPY or
+	 * LLMEM_CAMERA_INPUT. */
+	LLMEM_CAMERA_LIBCAMERA = 1u << 7,
 };
+
+/* Bytes of a camera's name: a V4L2 node's path, libcamera's camera id. */
+#define LLMEM_CAMERA_ID_SIZE 64
 
 /* The most buffers a camera asks of its driver. */
 #define LLMEM_CAMERA_MAX_BUFFERS 16
@@ -91,17 +115,21 @@ enum llmem_camera_flags {
 struct llmem_camera_create_info {
 	/* The capture node; leave NULL for the first one (/dev/video0 up)
 	 * that captures with streaming I/O and imports DMA-BUFs
-	 * (llmem_v4l2_find_capture()).  Copied. */
+	 * (llmem_v4l2_find_capture()).  With LLMEM_CAMERA_LIBCAMERA,
+	 * libcamera's camera id; NULL for its first camera.  Copied. */
 	const char *device;
 	/* V4L2 pixel format, V4L2_PIX_FMT_YUYV, V4L2_PIX_FMT_NV12 or (on a
-	 * multi-planar node) V4L2_PIX_FMT_NV12M; leave 0 for YUYV. */
+	 * multi-planar node) V4L2_PIX_FMT_NV12M; leave 0 for YUYV.  With
+	 * LLMEM_CAMERA_LIBCAMERA, V4L2_PIX_FMT_RGB24, _BGR24, _YUYV or _NV12;
+	 * leave 0 for the camera's own choice among them. */
 	uint32_t fourcc;
 	/* Pixels; leave both 0 for 640x480. */
 	uint32_t width;
 	uint32_t height;
 	/* Buffers to ask the driver for, at most LLMEM_CAMERA_MAX_BUFFERS;
 	 * leave 0 for 4.  The driver may grant more (up to the maximum) or
-	 * fewer (at least 2, or the open fails). */
+	 * fewer (at least 2, or the open fails); libcamera's pipeline handler
+	 * chooses the count itself, as its validate() leaves it. */
 	uint32_t buffers;
 	/* enum llmem_camera_flags; leave 0 for the zero-copy path. */
 	uint32_t flags;
@@ -139,8 +167,9 @@ struct llmem_camera_create_info {
 
 /**
  * struct llmem_camera_info - what a camera agreed to and runs on.
- * @device: the capture node's path.
- * @driver: the driver's name, as llmem_v4l2_driver() gives it.
+ * @device: the capture node's path, or libcamera's camera id.
+ * @driver: the driver's name, as llmem_v4l2_driver() gives it; "libcamera"
+ *	for a camera of libcamera's.
  * @format: the format the driver agreed to; @format.mem_planes buffers make
  *	a frame (2 for NV12M).
  * @layout: where a captured frame lies in its buffer; for NV12M each
@@ -164,7 +193,7 @@ struct llmem_camera_create_info {
  *	LLMEM_BACKEND_VULKAN unless LLMEM_CAMERA_SHARED_RGBA.
  */
 struct llmem_camera_info {
-	char device[64];
+	char device[LLMEM_CAMERA_ID_SIZE];
 	char driver[16];
 	struct llmem_v4l2_format format;
 	struct llmem_frame_layout layout;
@@ -188,12 +217,13 @@ struct llmem_camera_info {
  *	the host can read; the frame @rgba_buffers later overwrites it.  NULL
  *	with LLMEM_CAMERA_CONVERT_LATER until llmem_camera_convert().
  * @rgba_data: @rgba mapped, its first byte.
- * @index: the V4L2 buffer the frame came in.
+ * @index: the V4L2 buffer (libcamera's request) the frame came in.
  * @rgba_index: the RGBA buffer it was converted into
  *	(llmem_camera_rgba_buffer()).
  * @sequence: the driver's frame counter.
  * @corrupted: the driver flagged the frame V4L2_BUF_FLAG_ERROR.
- * @timestamp_ns: capture time on CLOCK_MONOTONIC.
+ * @timestamp_ns: capture time on CLOCK_MONOTONIC (libcamera's: the
+ *	sensor's timestamp, which its V4L2 pipelines take from the driver's).
  * @bytes_copied: bytes the CPU copied for this frame: 0 on the zero-copy
  *	path.
  * @convert_ns: wall time of the conversion, its submission and the wait
@@ -232,14 +262,18 @@ struct llmem_camera_frame {
  * @info: the choices; NULL for all defaults.
  * @out: the new camera.
  *
- * Return: 0; -EINVAL for a NULL @out, unknown flags, more than
+ * Return: 0; -EINVAL for a NULL @out, unknown flags, LLMEM_CAMERA_LIBCAMERA
+ * with LLMEM_CAMERA_COPY or LLMEM_CAMERA_INPUT, more than
  * LLMEM_CAMERA_MAX_BUFFERS buffers or LLMEM_CAMERA_MAX_RGBA_BUFFERS RGBA
  * buffers, an RGBA fourcc other than those above, an RGBA pitch alignment
  * that is not a power of two, a size of which one side only is 0, or a
  * format the device does not offer exactly (the message says what it
  * offered instead); -ENODEV when no device is given and none qualifies, or
- * the node cannot capture; -ENOTSUP when no backend can share the frames
- * (or, with LLMEM_CAMERA_SHARED_RGBA, the RGBA frames);
+ * the node cannot capture (no libcamera camera of that id); -ENOTSUP when no
+ * backend can share the frames (or, with LLMEM_CAMERA_SHARED_RGBA, the RGBA
+ * frames), or for LLMEM_CAMERA_LIBCAMERA where llmem was built without
+ * libcamera or the camera's stream offers none of the formats above;
+ * -EBUSY when libcamera's camera is another's; libcamera's errors;
  * open()'s and the driver's errors, named with the call; -ENOMEM; -EIO.
  */
 int llmem_camera_open(struct llmem_session *session, const struct llmem_camera_create_info *info,
@@ -247,6 +281,17 @@ int llmem_camera_open(struct llmem_session *session, const struct llmem_camera_c
 
 /* Stops streaming, releases every frame and closes the device.  NULL is fine. */
 void llmem_camera_close(struct llmem_camera *camera);
+
+/**
+ * llmem_camera_list_libcamera() - the cameras libcamera finds here.
+ * @ids: receives up to @max camera ids, NUL-terminated (an id too long is
+ *	cut, and would not open); may be NULL with @max 0.
+ * @count: receives how many cameras there are, which may exceed @max.
+ *
+ * Return: 0; -EINVAL for NULL @count or @ids; -ENOTSUP where llmem was
+ * built without libcamera; libcamera's CameraManager::start() errors.
+ */
+int llmem_camera_list_libcamera(char (*ids)[LLMEM_CAMERA_ID_SIZE], uint32_t max, uint32_t *count);
 
 /* Return: 0, or -EINVAL for NULL. */
 int llmem_camera_get_info(const struct llmem_camera *camera, struct llmem_camera_info *info);
@@ -311,7 +356,18 @@ int llmem_camera_export(const struct llmem_camera *camera, uint32_t index, int *
 int llmem_camera_export_plane(const struct llmem_camera *camera, uint32_t index, uint32_t plane,
 			      int *fd);
 
-/* VIDIOC_STREAMON and VIDIOC_STREAMOFF; stopping dequeues nothing more and
+/**
+ * llmem_camera_fd() - an fd that polls readable (POLLIN) once a frame waits:
+ * llmem_camera_next() then hands one out without waiting.  The V4L2 node,
+ * or an eventfd that counts libcamera's completed requests.  The camera's,
+ * not to close or read; valid until the camera is closed.
+ *
+ * Return: the fd; -EINVAL for NULL.
+ */
+int llmem_camera_fd(const struct llmem_camera *camera);
+
+/* VIDIOC_STREAMON and VIDIOC_STREAMOFF (libcamera's Camera::start() and
+ * Camera::stop()); stopping dequeues nothing more and
  * requeues every frame, released or not, for the next start.  A failed
  * start leaves the camera stopped, its frames queued, to start again. */
 int llmem_camera_start(struct llmem_camera *camera);

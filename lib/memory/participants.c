@@ -101,9 +101,10 @@ LLMEM_PUBLIC int llmem_participant_vulkan(struct llmem_session *s, uint32_t usag
 {
 	static const char *const usages[] = { "", "storage", "transfer", "sampled" };
 	/* What the conversion shaders read and write: the library's own list. */
-	static const uint32_t shader_formats[] = { DRM_FORMAT_YUYV, DRM_FORMAT_NV12,
+	static const uint32_t shader_formats[] = { DRM_FORMAT_YUYV,	DRM_FORMAT_NV12,
 						   DRM_FORMAT_ABGR8888, DRM_FORMAT_XRGB8888,
-						   DRM_FORMAT_ARGB8888 };
+						   DRM_FORMAT_ARGB8888, DRM_FORMAT_BGR888,
+						   DRM_FORMAT_RGB888 };
 	const VkPhysicalDeviceLimits *lim;
 	struct llmem_constraints *c;
 

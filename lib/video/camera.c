@@ -3,7 +3,9 @@
  * The camera pipeline (llmem/camera.h): the object, its RGBA frames and the
  * stream.  Both paths share everything but where a frame comes from
  * (camera_frames.c): the zero-copy path converts the frame where the camera
- * wrote it, the copy path the device's copy of it.  The conversion writes
+ * wrote it, the copy path the device's copy of it.  A camera of libcamera's
+ * (camera_libcamera.c) is the zero-copy path with libcamera's requests in
+ * place of the V4L2 node's buffers.  The conversion writes
  * into one RGBA buffer or several in turn, in memory of its own or in
  * shared pages that a display imports.
  */
@@ -25,13 +27,14 @@
 #include "base/error.h"
 #include "memory/frame.h"
 #include "video/camera.h"
+#include "video/libcamera.h"
 #include "video/negotiation.h"
 #include "video/v4l2.h"
 
 #define FLAGS_MASK                                                               \
 	(LLMEM_CAMERA_CONTIGUOUS | LLMEM_CAMERA_COPY | LLMEM_CAMERA_INPUT |      \
 	 LLMEM_CAMERA_ENCODING | LLMEM_CAMERA_RANGE | LLMEM_CAMERA_SHARED_RGBA | \
-	 LLMEM_CAMERA_CONVERT_LATER)
+	 LLMEM_CAMERA_CONVERT_LATER | LLMEM_CAMERA_LIBCAMERA)
 #define DEFAULT_WIDTH 640
 #define DEFAULT_HEIGHT 480
 #define DEFAULT_BUFFERS 4
@@ -98,6 +101,10 @@ static int check_info(const struct llmem_camera_create_info *ci)
 	if (ci->flags & ~(uint32_t)FLAGS_MASK)
 		return llmem_error(-EINVAL, "camera: unknown flags 0x%x",
 				   ci->flags & ~(uint32_t)FLAGS_MASK);
+	if ((ci->flags & LLMEM_CAMERA_LIBCAMERA) &&
+	    (ci->flags & (LLMEM_CAMERA_COPY | LLMEM_CAMERA_INPUT)))
+		return llmem_error(-EINVAL, "camera: libcamera's cameras have no %s",
+				   ci->flags & LLMEM_CAMERA_COPY ? "copy path" : "video inputs");
 	if (ci->buffers > LLMEM_CAMERA_MAX_BUFFERS)
 		return llmem_error(-EINVAL, "camera: %u buffers, at most %u", ci->buffers,
 				   LLMEM_CAMERA_MAX_BUFFERS);
@@ -190,15 +197,10 @@ static int set_format(struct llmem_camera *c, const struct llmem_camera_create_i
 	return ret ? ret : set_coded_format(c, fourcc, &n);
 }
 
-static int setup(struct llmem_camera *c, const struct llmem_camera_create_info *ci)
+static int open_v4l2(struct llmem_camera *c, const struct llmem_camera_create_info *ci,
+		     uint32_t width, uint32_t height)
 {
 	uint32_t fourcc = ci->fourcc ? ci->fourcc : V4L2_PIX_FMT_YUYV;
-	uint32_t width = ci->width ? ci->width : DEFAULT_WIDTH;
-	uint32_t height = ci->height ? ci->height : DEFAULT_HEIGHT;
-	uint32_t buffers = ci->buffers ? ci->buffers : DEFAULT_BUFFERS;
-	uint32_t rgba_fourcc = ci->rgba_fourcc ? ci->rgba_fourcc : DRM_FORMAT_ABGR8888;
-	struct llmem_frame_constraints rgba = { .pitch_alignment = ci->rgba_pitch_alignment };
-	struct llmem_negotiated rgba_negotiated;
 	int ret;
 
 	if (ci->device)
@@ -214,7 +216,23 @@ static int setup(struct llmem_camera *c, const struct llmem_camera_create_info *
 		if (ret)
 			return ret;
 	}
-	ret = set_format(c, ci, fourcc, width, height);
+	return set_format(c, ci, fourcc, width, height);
+}
+
+static int setup(struct llmem_camera *c, const struct llmem_camera_create_info *ci)
+{
+	uint32_t width = ci->width ? ci->width : DEFAULT_WIDTH;
+	uint32_t height = ci->height ? ci->height : DEFAULT_HEIGHT;
+	uint32_t buffers = ci->buffers ? ci->buffers : DEFAULT_BUFFERS;
+	uint32_t rgba_fourcc = ci->rgba_fourcc ? ci->rgba_fourcc : DRM_FORMAT_ABGR8888;
+	struct llmem_frame_constraints rgba = { .pitch_alignment = ci->rgba_pitch_alignment };
+	struct llmem_negotiated rgba_negotiated;
+	int ret;
+
+	if (ci->flags & LLMEM_CAMERA_LIBCAMERA)
+		ret = llmem_camera_libcamera_open(c, ci, width, height, buffers);
+	else
+		ret = open_v4l2(c, ci, width, height);
 	if (!ret && ci->num_rgba_participants) {
 		ret = llmem_video_negotiate(c->session, NULL, "the camera's RGBA pitch alignment",
 					    ci->rgba_pitch_alignment, ci->rgba_participants,
@@ -275,9 +293,11 @@ LLMEM_PUBLIC void llmem_camera_close(struct llmem_camera *c)
 		return;
 	for (uint32_t i = 0; i < LLMEM_CAMERA_MAX_RGBA_BUFFERS; i++)
 		llmem_converter_destroy(c->converters[i]);
-	/* Closing the node stops the stream and frees the driver's buffers,
-	 * so that it lets go of the frames before they are destroyed. */
+	/* Closing the node (releasing libcamera's camera) stops the stream
+	 * and frees the driver's buffers, so that it lets go of the frames
+	 * before they are destroyed. */
 	llmem_v4l2_close(c->dev);
+	llmem_libcamera_close(c->lc);
 	llmem_camera_frames_destroy(c);
 	for (uint32_t i = 0; i < LLMEM_CAMERA_MAX_RGBA_BUFFERS; i++) {
 		if (c->rgba_map[i])
@@ -286,6 +306,14 @@ LLMEM_PUBLIC void llmem_camera_close(struct llmem_camera *c)
 	}
 	llmem_memory_destroy(c->rgba_memory);
 	free(c);
+}
+
+LLMEM_PUBLIC int llmem_camera_list_libcamera(char (*ids)[LLMEM_CAMERA_ID_SIZE], uint32_t max,
+					     uint32_t *count)
+{
+	if (!count || (max && !ids))
+		return llmem_error(-EINVAL, "camera list: NULL %s", count ? "ids" : "count");
+	return llmem_libcamera_list(max ? ids[0] : NULL, LLMEM_CAMERA_ID_SIZE, max, count);
 }
 
 LLMEM_PUBLIC int llmem_camera_get_info(const struct llmem_camera *c, struct llmem_camera_info *info)
@@ -363,6 +391,26 @@ LLMEM_PUBLIC int llmem_camera_export(const struct llmem_camera *c, uint32_t inde
 	return llmem_camera_export_plane(c, index, 0, fd);
 }
 
+/* libcamera queues every request as it starts. */
+static int start_libcamera(struct llmem_camera *c)
+{
+	int ret = llmem_libcamera_start(c->lc);
+
+	if (ret)
+		return ret;
+	memset(c->queued, 1, sizeof(c->queued));
+	c->streaming = true;
+	c->have_sequence = false;
+	return 0;
+}
+
+LLMEM_PUBLIC int llmem_camera_fd(const struct llmem_camera *c)
+{
+	if (!c)
+		return llmem_error(-EINVAL, "camera fd: NULL camera");
+	return c->lc ? llmem_libcamera_fd(c->lc) : c->dev->fd;
+}
+
 LLMEM_PUBLIC int llmem_camera_start(struct llmem_camera *c)
 {
 	int ret;
@@ -371,6 +419,8 @@ LLMEM_PUBLIC int llmem_camera_start(struct llmem_camera *c)
 		return llmem_error(-EINVAL, "camera start: NULL camera");
 	if (c->streaming)
 		return 0;
+	if (c->lc)
+		return start_libcamera(c);
 	for (uint32_t i = 0; i < c->info.buffers; i++) {
 		if (c->queued[i])
 			continue;
@@ -394,10 +444,10 @@ LLMEM_PUBLIC int llmem_camera_stop(struct llmem_camera *c)
 		return llmem_error(-EINVAL, "camera stop: NULL camera");
 	if (!c->streaming)
 		return 0;
-	ret = llmem_v4l2_stream_off(c->dev);
+	ret = c->lc ? llmem_libcamera_stop(c->lc) : llmem_v4l2_stream_off(c->dev);
 	if (ret)
 		return ret;
-	/* STREAMOFF hands every buffer back, queued or not. */
+	/* STREAMOFF (Camera::stop()) hands every buffer back, queued or not. */
 	c->streaming = false;
 	c->held = LLMEM_CAMERA_NO_FRAME;
 	memset(c->queued, 0, sizeof(c->queued));
@@ -445,6 +495,25 @@ static int convert_held(struct llmem_camera *c, struct llmem_camera_frame *frame
 	return 0;
 }
 
+static int dequeue(struct llmem_camera *c, int timeout_ms, struct llmem_v4l2_frame *out)
+{
+	struct llmem_libcamera_frame lf;
+	int ret;
+
+	if (!c->lc)
+		return llmem_v4l2_dequeue(c->dev, timeout_ms, out);
+	ret = llmem_libcamera_dequeue(c->lc, timeout_ms, &lf);
+	if (!ret)
+		*out = (struct llmem_v4l2_frame){
+			.index = lf.index,
+			.bytesused = lf.bytesused,
+			.sequence = lf.sequence,
+			.corrupted = lf.corrupted,
+			.timestamp_ns = lf.timestamp_ns,
+		};
+	return ret;
+}
+
 LLMEM_PUBLIC int llmem_camera_next(struct llmem_camera *c, int timeout_ms,
 				   struct llmem_camera_frame *frame)
 {
@@ -460,7 +529,7 @@ LLMEM_PUBLIC int llmem_camera_next(struct llmem_camera *c, int timeout_ms,
 	if (c->held != LLMEM_CAMERA_NO_FRAME)
 		return llmem_error(-EBUSY, "camera next: frame %u is still held: release it first",
 				   c->held);
-	ret = llmem_v4l2_dequeue(c->dev, timeout_ms, &vf);
+	ret = dequeue(c, timeout_ms, &vf);
 	if (ret)
 		return ret;
 	c->queued[vf.index] = false;

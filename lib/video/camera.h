@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The camera object as camera.c (the object, its RGBA frames and the
- * stream) and camera_frames.c (where the captured frames live and how they
- * reach the driver) share it.
+ * stream), camera_frames.c (where the captured frames live and how they
+ * reach the driver) and camera_libcamera.c (a camera of libcamera's) share
+ * it.
  */
 #ifndef LLMEM_VIDEO_CAMERA_H
 #define LLMEM_VIDEO_CAMERA_H
@@ -16,7 +17,11 @@
 
 struct llmem_camera {
 	struct llmem_session *session;
+	/* The V4L2 node, or with LLMEM_CAMERA_LIBCAMERA libcamera's camera and
+	 * the requests its validate() asked for. */
 	struct llmem_v4l2 *dev;
+	struct llmem_libcamera *lc;
+	uint32_t lc_buffers;
 	struct llmem_camera_info info;
 	bool copy;
 	bool streaming;
@@ -64,7 +69,15 @@ struct llmem_camera {
  */
 int llmem_camera_frames_setup(struct llmem_camera *c, uint32_t buffers, uint32_t backend);
 
-/* Queues V4L2 buffer @i again. */
+/*
+ * Opens libcamera's camera create_info.device (the first for NULL) for one
+ * stream at @width x @height with @buffers requests, and negotiates the
+ * frames' layout with it, the conversion and the caller's participants.
+ */
+int llmem_camera_libcamera_open(struct llmem_camera *c, const struct llmem_camera_create_info *ci,
+				uint32_t width, uint32_t height, uint32_t buffers);
+
+/* Queues V4L2 buffer @i (libcamera's request @i) again. */
 int llmem_camera_frames_queue(struct llmem_camera *c, uint32_t i);
 
 /* The copy path's CPU copy and upload of the frame in V4L2 buffer @i. */

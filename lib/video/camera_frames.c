@@ -25,6 +25,7 @@
 #include "base/error.h"
 #include "share/frame_pages.h"
 #include "video/camera.h"
+#include "video/libcamera.h"
 
 /* Fewer and the camera would wait for the caller on every frame. */
 #define MIN_BUFFERS 2
@@ -52,7 +53,9 @@ int llmem_camera_frames_queue(struct llmem_camera *c, uint32_t i)
 	uint32_t n = c->info.format.mem_planes;
 	int ret;
 
-	if (c->copy) {
+	if (c->lc) {
+		ret = llmem_libcamera_queue(c->lc, i);
+	} else if (c->copy) {
 		ret = llmem_v4l2_queue(c->dev, i);
 	} else {
 		for (uint32_t p = 0; p < n; p++)
@@ -122,7 +125,7 @@ static int frames_memory(struct llmem_camera *c, uint32_t buffers, uint32_t back
 					&c->info.backend);
 }
 
-static int make_frame(struct llmem_camera *c, uint32_t i)
+static int export_frame(struct llmem_camera *c, uint32_t i)
 {
 	for (uint32_t p = 0; p < c->info.format.mem_planes; p++) {
 		/* The frame's number in its name: what llmem.ko's debugfs and
@@ -137,7 +140,14 @@ static int make_frame(struct llmem_camera *c, uint32_t i)
 		if (ret)
 			return ret;
 	}
-	return llmem_camera_frames_queue(c, i);
+	return 0;
+}
+
+static int make_frame(struct llmem_camera *c, uint32_t i)
+{
+	int ret = export_frame(c, i);
+
+	return ret ? ret : llmem_camera_frames_queue(c, i);
 }
 
 /*
@@ -222,8 +232,36 @@ static int setup_copy(struct llmem_camera *c, uint32_t buffers)
 	return ret;
 }
 
+/*
+ * libcamera's frames: as many as its validate() asked for, each handed to
+ * a request of its own with the planes where the layout puts them; the
+ * requests are queued when the camera starts.
+ */
+static int setup_libcamera(struct llmem_camera *c, uint32_t backend)
+{
+	const struct llmem_frame_layout *l = &c->info.layout;
+	uint32_t offsets[LLMEM_FRAME_MAX_PLANES];
+	int ret;
+
+	ret = granted(c, (int)(c->lc_buffers > LLMEM_CAMERA_MAX_BUFFERS ? LLMEM_CAMERA_MAX_BUFFERS
+									: c->lc_buffers));
+	if (!ret)
+		ret = frames_memory(c, c->info.buffers, backend);
+	for (uint32_t p = 0; p < l->num_planes; p++)
+		offsets[p] = (uint32_t)l->offset[p];
+	for (uint32_t i = 0; !ret && i < c->info.buffers; i++) {
+		ret = export_frame(c, i);
+		if (!ret)
+			ret = llmem_libcamera_add_buffer(c->lc, i, c->fds[0][i], offsets,
+							 l->num_planes, (uint32_t)l->size);
+	}
+	return ret;
+}
+
 int llmem_camera_frames_setup(struct llmem_camera *c, uint32_t buffers, uint32_t backend)
 {
+	if (c->lc)
+		return setup_libcamera(c, backend);
 	return c->copy ? setup_copy(c, buffers) : setup_zero_copy(c, buffers, backend);
 }
 
