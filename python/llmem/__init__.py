@@ -817,8 +817,12 @@ class Camera(_Closing, _llmem.Camera):
 
     Camera(session, device=None, format="YUYV", size=(640, 480), buffers=0,
     copy=False, contiguous=False, input=None, backend=None, encoding=None,
-    range=None, timeout=5.0).  Iterating it yields Frames, each converted to
-    RGBA on the device; taking the next frame gives the previous one back.
+    range=None, timeout=5.0, libcamera=False).  Iterating it yields Frames,
+    each converted to RGBA on the device; taking the next frame gives the
+    previous one back.  With libcamera=True the camera is libcamera's: device
+    is its camera id (None for the first), format "RGB3", "BGR3", "YUYV" or
+    "NV12" (None for the camera's choice).  fileno() is readable when a frame
+    waits, for select() and asyncio.
     """
 
     __slots__ = ()

@@ -221,28 +221,28 @@ static int parse_choice(PyObject *o, const char *what, const char *const names[2
 
 static PyObject *camera_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
-	static char *kw[] = { "session", "device",     "format", "size",    "buffers",
-			      "copy",	 "contiguous", "input",	 "backend", "encoding",
-			      "range",	 "timeout",    NULL };
+	static char *kw[] = { "session", "device",     "format",    "size",    "buffers",
+			      "copy",	 "contiguous", "input",	    "backend", "encoding",
+			      "range",	 "timeout",    "libcamera", NULL };
 	struct llmem_camera_create_info ci = { 0 };
 	PyObject *session, *device = NULL, *format = NULL, *size = NULL, *buffers = NULL,
 			   *copy = NULL, *contiguous = NULL, *input = NULL, *backend = NULL,
-			   *encoding = NULL, *range = NULL, *timeout = NULL;
+			   *encoding = NULL, *range = NULL, *timeout = NULL, *libcamera = NULL;
 	struct pyl_session *s;
 	struct pyl_camera *self;
 	uint32_t wh[2] = { 0, 0 };
-	int cp = 0, contig = 0, given = 0, ret;
+	int cp = 0, contig = 0, lc = 0, given = 0, ret;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|OOOOOOOOOOO:Camera", kw, &session, &device,
+	if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|OOOOOOOOOOOO:Camera", kw, &session, &device,
 					 &format, &size, &buffers, &copy, &contiguous, &input,
-					 &backend, &encoding, &range, &timeout))
+					 &backend, &encoding, &range, &timeout, &libcamera))
 		return NULL;
 	s = pyl_as_session(session);
 	if (!s)
 		return NULL;
 	if (pyl_str(device, "device", &ci.device) || pyl_parse_fourcc(format, &ci.fourcc) ||
 	    pyl_u32(buffers, "buffers", &ci.buffers) || pyl_bool(copy, &cp) ||
-	    pyl_bool(contiguous, &contig))
+	    pyl_bool(contiguous, &contig) || pyl_bool(libcamera, &lc))
 		return NULL;
 	if (size && size != Py_None) {
 		int n = pyl_u32_seq(size, "size", wh, 2);
@@ -276,7 +276,8 @@ static PyObject *camera_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 		return NULL;
 	if (given)
 		ci.flags |= LLMEM_CAMERA_RANGE;
-	ci.flags |= (cp ? LLMEM_CAMERA_COPY : 0) | (contig ? LLMEM_CAMERA_CONTIGUOUS : 0);
+	ci.flags |= (cp ? LLMEM_CAMERA_COPY : 0) | (contig ? LLMEM_CAMERA_CONTIGUOUS : 0) |
+		    (lc ? LLMEM_CAMERA_LIBCAMERA : 0);
 	self = (struct pyl_camera *)type->tp_alloc(type, 0);
 	if (!self)
 		return NULL;
@@ -474,6 +475,13 @@ static PyObject *camera_info(struct pyl_camera *self, PyObject *unused)
 			     "range", i->range, "frames_per_page", i->frames_per_page);
 }
 
+static PyObject *camera_fileno(struct pyl_camera *self, PyObject *unused)
+{
+	(void)unused;
+	CAMERA_OPEN(self);
+	return PyLong_FromLong(llmem_camera_fd(self->cam));
+}
+
 static PyObject *camera_export_buffer(struct pyl_camera *self, PyObject *arg)
 {
 	struct llmem_dmabuf_region r;
@@ -524,6 +532,9 @@ static PyMethodDef camera_methods[] = {
 	{ "next", PYL_FAST(camera_next), PYL_FASTKW,
 	  "next(timeout=<the camera's>) -> Frame: starts streaming if needed, gives the frame "
 	  "held back, dequeues and converts the next one (seconds; None waits forever)" },
+	{ "fileno", (PyCFunction)camera_fileno, METH_NOARGS,
+	  "llmem_camera_fd(): readable when a frame waits (the camera's; select() it, never "
+	  "close it)." },
 	{ "export_buffer", (PyCFunction)camera_export_buffer, METH_O,
 	  "export_buffer(index) -> (fd, offset, size) of a frame buffer; the fd is the "
 	  "caller's" },

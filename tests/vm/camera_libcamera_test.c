@@ -7,7 +7,8 @@
  * the same configuration (the file is named by LLMEM_LIBCAMERA_REFERENCE),
  * the RGBA frames the conversion writes are them with an alpha byte, nothing
  * is copied, the completion fd polls readable when a frame waits, and
- * stopping, starting again and closing leave no fd behind.  The refusals
+ * stopping, starting again and closing leave no fd behind; on each backend
+ * that shares pages (Vulkan's exported memory, llmem.ko's).  The refusals
  * come with their reasons.
  */
 #include <dirent.h>
@@ -56,6 +57,22 @@ FIXTURE(libcamera)
 	uint8_t ref[FRAME_BYTES];
 };
 
+FIXTURE_VARIANT(libcamera)
+{
+	uint32_t backend;
+};
+
+FIXTURE_VARIANT_ADD(libcamera, best_backend){};
+
+FIXTURE_VARIANT_ADD(libcamera, vulkan_dmabuf){
+	.backend = LLMEM_BACKEND_VULKAN_DMABUF,
+};
+
+/* llmem.ko's pages: the frames share a page, each a range of its own. */
+FIXTURE_VARIANT_ADD(libcamera, llmem_dmabuf){
+	.backend = LLMEM_BACKEND_LLMEM_DMABUF,
+};
+
 FIXTURE_SETUP(libcamera)
 {
 	const char *path = getenv("LLMEM_LIBCAMERA_REFERENCE");
@@ -74,6 +91,7 @@ FIXTURE_SETUP(libcamera)
 		.width = WIDTH,
 		.height = HEIGHT,
 		.flags = LLMEM_CAMERA_LIBCAMERA,
+		.backend = variant->backend,
 	};
 }
 
@@ -148,6 +166,8 @@ TEST_F_TIMEOUT(libcamera, info_is_libcameras_stream, 120)
 	EXPECT_EQ(info.layout.pitch[0], WIDTH * 3);
 	EXPECT_GE(info.layout.size, FRAME_BYTES);
 	EXPECT_GE(info.buffers, 2);
+	if (variant->backend)
+		EXPECT_EQ(info.backend, variant->backend);
 	EXPECT_EQ(info.rgba_layout.fourcc, DRM_FORMAT_ABGR8888);
 	llmem_camera_close(cam);
 }
