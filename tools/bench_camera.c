@@ -41,7 +41,8 @@ static struct {
 	uint64_t input;
 	uint32_t backend;
 	bool json, quiet;
-	bool input_given;
+	bool input_given, format_given;
+	bool libcamera;
 } args = {
 	.format = V4L2_PIX_FMT_YUYV,
 	.size = { 1280, 720 },
@@ -51,8 +52,14 @@ static struct {
 
 static const struct cli_option options[] = {
 	CLI_OPTION_DEVICE(&args.device, CLI_HELP_CAPTURE_DEVICE),
-	CLI_OPTION_FORMAT(&args.format, camera_capture_formats, NULL,
-			  "the pixel format (default YUYV)"),
+	CLI_OPTION_FORMAT(&args.format, camera_capture_formats, &args.format_given,
+			  "the pixel format (default YUYV, with --libcamera the camera's choice)"),
+	{ .name = "libcamera",
+	  .short_name = 'L',
+	  .type = CLI_FLAG,
+	  .value = &args.libcamera,
+	  .help = "a camera of libcamera's (--device its id, default its first): its own "
+		  "buffers copied are the peer" },
 	CLI_OPTION_SIZE(args.size, 2, 16384, NULL, "frame size in pixels (default 1280x720)"),
 	CLI_OPTION_FRAMES(&args.frames, 1000000, NULL,
 			  "frames per path, all rounds together (default 60)"),
@@ -186,15 +193,21 @@ static int run(const struct cli_command *cmd, int argc, char **argv)
 	ret = cli_parse(cmd, argc, argv);
 	if (ret <= 0)
 		return -ret;
+	ret = camera_check_libcamera(cmd, args.libcamera, args.input_given, args.format_given,
+				     args.format);
+	if (ret)
+		return ret;
 	rounds = (uint32_t)(args.rounds < args.frames ? args.rounds : args.frames);
 	o.create.device = args.device;
-	o.create.fourcc = args.format;
+	o.create.fourcc = camera_fourcc(args.libcamera, args.format_given, args.format);
 	o.create.width = args.size[0];
 	o.create.height = args.size[1];
 	o.create.backend = args.backend;
 	o.create.input = (uint32_t)args.input;
 	if (args.input_given)
 		o.create.flags |= LLMEM_CAMERA_INPUT;
+	if (args.libcamera)
+		o.create.flags |= LLMEM_CAMERA_LIBCAMERA;
 	o.quiet = args.quiet;
 	for (int k = 0; k < 2; k++) {
 		paths[k].frame_cpu_us = calloc(args.frames, sizeof(double));

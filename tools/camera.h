@@ -50,11 +50,20 @@ struct camera_result {
 
 /* --format's and --backend's choices (cmd_camera.c): the formats of a
  * frame in one buffer, which every command that takes a camera's frames
- * handles; those and NV12M, a buffer per plane, for llmem camera and
- * llmem bench camera. */
+ * handles; those, NV12M (a buffer per plane) and libcamera's RGB24 and
+ * BGR24, for llmem camera and llmem bench camera. */
 extern const struct cli_choice camera_formats[];
 extern const struct cli_choice camera_capture_formats[];
 extern const struct cli_choice camera_backends[];
+
+/* --libcamera's rules (cmd_camera.c): no --input with it, RGB24 and BGR24
+ * only with it; CLI_OK or the usage error, printed. */
+int camera_check_libcamera(const struct cli_command *cmd, bool libcamera, bool input_given,
+			   bool format_given, uint32_t format);
+
+/* The create_info's fourcc: --format's, or with --libcamera and no
+ * --format 0, the camera's own choice. */
+uint32_t camera_fourcc(bool libcamera, bool format_given, uint32_t format);
 
 /* Return: 0, or a negative errno after printing why on stderr. */
 int camera_run(const struct camera_options *opts, struct camera_result *result);

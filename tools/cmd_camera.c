@@ -29,15 +29,10 @@ const struct cli_choice camera_capture_formats[] = {
 	{ "NV12", V4L2_PIX_FMT_NV12 },
 	/* A buffer per plane: multi-planar nodes only. */
 	{ "NV12M", V4L2_PIX_FMT_NV12M },
+	/* libcamera's RGB streams (its BGR888 and RGB888): --libcamera only. */
+	{ "RGB24", V4L2_PIX_FMT_RGB24 },
+	{ "BGR24", V4L2_PIX_FMT_BGR24 },
 	{ 0 },
-};
-
-/* The capture formats, and libcamera's RGB streams (its BGR888 and
- * RGB888): with --libcamera only. */
-static const struct cli_choice formats[] = {
-	{ "YUYV", V4L2_PIX_FMT_YUYV },	 { "NV12", V4L2_PIX_FMT_NV12 },
-	{ "NV12M", V4L2_PIX_FMT_NV12M }, { "RGB24", V4L2_PIX_FMT_RGB24 },
-	{ "BGR24", V4L2_PIX_FMT_BGR24 }, { 0 },
 };
 
 const struct cli_choice camera_backends[] = {
@@ -72,7 +67,7 @@ static struct {
 static const struct cli_option options[] = {
 	CLI_OPTION_DEVICE(&args.device, CLI_HELP_CAPTURE_DEVICE
 			  "; with --libcamera, libcamera's camera id (llmem devices)"),
-	CLI_OPTION_FORMAT(&args.format, formats, &args.format_given,
+	CLI_OPTION_FORMAT(&args.format, camera_capture_formats, &args.format_given,
 			  "the pixel format (default YUYV, with --libcamera the camera's "
 			  "choice; NV12M on multi-planar nodes, RGB24 and BGR24 with "
 			  "--libcamera)"),
@@ -130,21 +125,37 @@ static const struct cli_option options[] = {
 	{ 0 },
 };
 
+int camera_check_libcamera(const struct cli_command *cmd, bool libcamera, bool input_given,
+			   bool format_given, uint32_t format)
+{
+	if (libcamera && input_given)
+		return cli_fail(cmd, CLI_USAGE, "--libcamera has no --input");
+	if (!libcamera && format_given &&
+	    (format == V4L2_PIX_FMT_RGB24 || format == V4L2_PIX_FMT_BGR24))
+		return cli_fail(cmd, CLI_USAGE,
+				"--format %.4s is libcamera's: with --libcamera only",
+				(const char *)&format);
+	return CLI_OK;
+}
+
+uint32_t camera_fourcc(bool libcamera, bool format_given, uint32_t format)
+{
+	return libcamera && !format_given ? 0 : format;
+}
+
 static int check(const struct cli_command *cmd)
 {
+	int ret;
+
 	if (args.bt601 && args.bt709)
 		return cli_fail(cmd, CLI_USAGE, "--bt601 and --bt709 exclude each other");
 	if (args.full_range && args.limited_range)
 		return cli_fail(cmd, CLI_USAGE,
 				"--full-range and --limited-range exclude each other");
-	if (args.libcamera && (args.copy || args.input_given))
-		return cli_fail(cmd, CLI_USAGE, "--libcamera has no --%s",
-				args.copy ? "copy path" : "input");
-	if (!args.libcamera && args.format_given &&
-	    (args.format == V4L2_PIX_FMT_RGB24 || args.format == V4L2_PIX_FMT_BGR24))
-		return cli_fail(cmd, CLI_USAGE,
-				"--format %.4s is libcamera's: with --libcamera only",
-				(const char *)&args.format);
+	ret = camera_check_libcamera(cmd, args.libcamera, args.input_given, args.format_given,
+				     args.format);
+	if (ret)
+		return ret;
 	if (args.copy && (args.backend || args.contiguous))
 		return cli_fail(cmd, CLI_USAGE,
 				"--copy captures into the driver's buffers: --%s does not apply",
@@ -159,7 +170,7 @@ static void options_to_camera(struct camera_options *o)
 	*o = (struct camera_options){
 		.create = {
 			.device = args.device,
-			.fourcc = args.libcamera && !args.format_given ? 0 : args.format,
+			.fourcc = camera_fourcc(args.libcamera, args.format_given, args.format),
 			.width = args.size[0],
 			.height = args.size[1],
 			.buffers = (uint32_t)args.buffers,

@@ -99,8 +99,9 @@ enum llmem_camera_flags {
 	 * (its rgba NULL), so that the caller can work on it in place first;
 	 * llmem_camera_convert() converts it then, if the caller wants RGBA. */
 	LLMEM_CAMERA_CONVERT_LATER = 1u << 6,
-	/* One of libcamera's cameras (above); not with LLMEM_CAMERA_COPY or
-	 * LLMEM_CAMERA_INPUT. */
+	/* One of libcamera's cameras (above); not with LLMEM_CAMERA_INPUT.
+	 * With LLMEM_CAMERA_COPY its frames are libcamera's own buffers
+	 * (FrameBufferAllocator, as `cam` captures), copied. */
 	LLMEM_CAMERA_LIBCAMERA = 1u << 7,
 };
 
@@ -263,7 +264,7 @@ struct llmem_camera_frame {
  * @out: the new camera.
  *
  * Return: 0; -EINVAL for a NULL @out, unknown flags, LLMEM_CAMERA_LIBCAMERA
- * with LLMEM_CAMERA_COPY or LLMEM_CAMERA_INPUT, more than
+ * with LLMEM_CAMERA_INPUT, more than
  * LLMEM_CAMERA_MAX_BUFFERS buffers or LLMEM_CAMERA_MAX_RGBA_BUFFERS RGBA
  * buffers, an RGBA fourcc other than those above, an RGBA pitch alignment
  * that is not a power of two, a size of which one side only is 0, or a

@@ -101,10 +101,8 @@ static int check_info(const struct llmem_camera_create_info *ci)
 	if (ci->flags & ~(uint32_t)FLAGS_MASK)
 		return llmem_error(-EINVAL, "camera: unknown flags 0x%x",
 				   ci->flags & ~(uint32_t)FLAGS_MASK);
-	if ((ci->flags & LLMEM_CAMERA_LIBCAMERA) &&
-	    (ci->flags & (LLMEM_CAMERA_COPY | LLMEM_CAMERA_INPUT)))
-		return llmem_error(-EINVAL, "camera: libcamera's cameras have no %s",
-				   ci->flags & LLMEM_CAMERA_COPY ? "copy path" : "video inputs");
+	if ((ci->flags & LLMEM_CAMERA_LIBCAMERA) && (ci->flags & LLMEM_CAMERA_INPUT))
+		return llmem_error(-EINVAL, "camera: libcamera's cameras have no video inputs");
 	if (ci->buffers > LLMEM_CAMERA_MAX_BUFFERS)
 		return llmem_error(-EINVAL, "camera: %u buffers, at most %u", ci->buffers,
 				   LLMEM_CAMERA_MAX_BUFFERS);

@@ -196,6 +196,55 @@ static int map_driver_buffer(struct llmem_camera *c, uint32_t i)
 	return llmem_camera_frames_queue(c, i);
 }
 
+/*
+ * libcamera's own buffer @i (its first plane's fd holds the frame, at an
+ * offset from its first byte), mapped.
+ */
+static int map_libcamera_buffer(struct llmem_camera *c, uint32_t i)
+{
+	uint32_t offset, length, size = c->info.format.mem_plane_size[0];
+	int ret = llmem_libcamera_export(c->lc, i, &c->fds[0][i], &offset, &length);
+
+	if (ret)
+		return ret;
+	if (offset % 4096 || length < size)
+		return llmem_error(
+			-ENOTSUP,
+			"camera: libcamera's buffer %u holds %u bytes at %u, not %u at a "
+			"page",
+			i, length, offset, size);
+	c->maps[0][i] = mmap(NULL, size, PROT_READ, MAP_SHARED, c->fds[0][i], offset);
+	if (c->maps[0][i] == MAP_FAILED) {
+		c->maps[0][i] = NULL;
+		return llmem_error(-errno, "camera: mmap of libcamera's buffer %u: %s", i,
+				   strerror(errno));
+	}
+	return 0;
+}
+
+/* The driver's (libcamera's) buffers, each mapped and queued (libcamera's
+ * are queued as the camera starts). */
+static int map_own_buffers(struct llmem_camera *c, uint32_t buffers)
+{
+	uint32_t count;
+	int ret;
+
+	if (!c->lc) {
+		ret = granted(c,
+			      llmem_v4l2_request_buffers(c->dev, LLMEM_V4L2_MEMORY_MMAP, buffers));
+		for (uint32_t i = 0; !ret && i < c->info.buffers; i++)
+			ret = map_driver_buffer(c, i);
+		return ret;
+	}
+	ret = llmem_libcamera_allocate(c->lc, &count);
+	if (!ret)
+		ret = granted(c, (int)(count > LLMEM_CAMERA_MAX_BUFFERS ? LLMEM_CAMERA_MAX_BUFFERS
+									: count));
+	for (uint32_t i = 0; !ret && i < c->info.buffers; i++)
+		ret = map_libcamera_buffer(c, i);
+	return ret;
+}
+
 static int setup_copy(struct llmem_camera *c, uint32_t buffers)
 {
 	struct llmem_memory_create_info host = {
@@ -208,9 +257,7 @@ static int setup_copy(struct llmem_camera *c, uint32_t buffers)
 
 	c->info.backend = LLMEM_BACKEND_VULKAN;
 	c->info.frames_per_page = 1;
-	ret = granted(c, llmem_v4l2_request_buffers(c->dev, LLMEM_V4L2_MEMORY_MMAP, buffers));
-	for (uint32_t i = 0; !ret && i < c->info.buffers; i++)
-		ret = map_driver_buffer(c, i);
+	ret = map_own_buffers(c, buffers);
 	if (!ret)
 		ret = llmem_memory_create(c->session, &host, &c->staging_memory);
 	if (!ret)
@@ -260,7 +307,7 @@ static int setup_libcamera(struct llmem_camera *c, uint32_t backend)
 
 int llmem_camera_frames_setup(struct llmem_camera *c, uint32_t buffers, uint32_t backend)
 {
-	if (c->lc)
+	if (c->lc && !c->copy)
 		return setup_libcamera(c, backend);
 	return c->copy ? setup_copy(c, buffers) : setup_zero_copy(c, buffers, backend);
 }

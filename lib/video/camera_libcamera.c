@@ -90,7 +90,8 @@ static void fill_format(struct llmem_camera *c, const struct llmem_libcamera_str
 		.encoding = LLMEM_YCBCR_BT601,
 		.range = LLMEM_YCBCR_LIMITED_RANGE,
 		.mem_planes = 1,
-		.mem_plane_size[0] = (uint32_t)l->size,
+		/* The copy path copies the frame libcamera wrote: its size. */
+		.mem_plane_size[0] = c->copy ? st->frame_size : (uint32_t)l->size,
 	};
 	for (uint32_t p = 0; p < l->num_planes && p < 2; p++) {
 		f->plane_offset[p] = (uint32_t)l->offset[p];

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include <fcntl.h>
 #include <poll.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
@@ -70,7 +71,10 @@ struct llmem_libcamera {
 	bool running = false;
 	std::unique_ptr<CameraConfiguration> config;
 	Stream *stream = nullptr;
+	/* The caller's buffers (llmem_libcamera_add_buffer()), or on the copy
+	 * path libcamera's own, which @allocator holds. */
 	std::vector<std::unique_ptr<FrameBuffer>> buffers;
+	std::unique_ptr<FrameBufferAllocator> allocator;
 	std::vector<std::unique_ptr<Request>> requests;
 	/* Counts the completions in @completed (EFD_SEMAPHORE: one read takes
 	 * one); after a disconnection it stays readable. */
@@ -226,6 +230,20 @@ int llmem_libcamera_configure(struct llmem_libcamera *lc, uint32_t fourcc, const
 	return 0;
 }
 
+/* A request for buffer @index, carrying @buffer. */
+static int add_request(struct llmem_libcamera *lc, uint32_t index, FrameBuffer *buffer)
+{
+	std::unique_ptr<Request> request = lc->camera->createRequest(index);
+	if (!request)
+		return llmem_error(-ENOMEM, "libcamera: Camera::createRequest %u failed", index);
+	int ret = request->addBuffer(lc->stream, buffer);
+	if (ret)
+		return llmem_error(ret, "libcamera: Request::addBuffer %u: %s", index,
+				   std::strerror(-ret));
+	lc->requests.push_back(std::move(request));
+	return 0;
+}
+
 int llmem_libcamera_add_buffer(struct llmem_libcamera *lc, uint32_t index, int fd,
 			       const uint32_t *offsets, uint32_t num_planes, uint32_t length)
 {
@@ -245,15 +263,43 @@ int llmem_libcamera_add_buffer(struct llmem_libcamera *lc, uint32_t index, int f
 		planes[p].length = end - offsets[p];
 	}
 	auto buffer = std::make_unique<FrameBuffer>(planes, index);
-	std::unique_ptr<Request> request = lc->camera->createRequest(index);
-	if (!request)
-		return llmem_error(-ENOMEM, "libcamera: Camera::createRequest %u failed", index);
-	int ret = request->addBuffer(lc->stream, buffer.get());
-	if (ret)
-		return llmem_error(ret, "libcamera: Request::addBuffer %u: %s", index,
+	int ret = add_request(lc, index, buffer.get());
+	if (!ret)
+		lc->buffers.push_back(std::move(buffer));
+	return ret;
+}
+
+int llmem_libcamera_allocate(struct llmem_libcamera *lc, uint32_t *count)
+{
+	const char *id = lc->camera->id().c_str();
+
+	lc->allocator = std::make_unique<FrameBufferAllocator>(lc->camera);
+	int ret = lc->allocator->allocate(lc->stream);
+	if (ret < 0)
+		return llmem_error(ret, "libcamera: FrameBufferAllocator::allocate on %s: %s", id,
 				   std::strerror(-ret));
-	lc->buffers.push_back(std::move(buffer));
-	lc->requests.push_back(std::move(request));
+	const std::vector<std::unique_ptr<FrameBuffer>> &own = lc->allocator->buffers(lc->stream);
+	for (uint32_t i = 0; i < own.size(); i++) {
+		ret = add_request(lc, i, own[i].get());
+		if (ret)
+			return ret;
+	}
+	*count = own.size();
+	return 0;
+}
+
+int llmem_libcamera_export(struct llmem_libcamera *lc, uint32_t index, int *fd, uint32_t *offset,
+			   uint32_t *length)
+{
+	const FrameBuffer::Plane &plane =
+		lc->allocator->buffers(lc->stream).at(index)->planes().front();
+
+	*fd = fcntl(plane.fd.get(), F_DUPFD_CLOEXEC, 0);
+	if (*fd < 0)
+		return llmem_error(-errno, "libcamera: dup of buffer %u: %s", index,
+				   std::strerror(errno));
+	*offset = plane.offset;
+	*length = plane.length;
 	return 0;
 }
 
@@ -366,6 +412,7 @@ void llmem_libcamera_close(struct llmem_libcamera *lc)
 		lc->camera->disconnected.disconnect(lc);
 		lc->requests.clear();
 		lc->buffers.clear();
+		lc->allocator.reset();
 		lc->config.reset();
 		if (lc->acquired)
 			lc->camera->release();

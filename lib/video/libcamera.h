@@ -60,6 +60,16 @@ int llmem_libcamera_configure(struct llmem_libcamera *lc, uint32_t fourcc, const
 int llmem_libcamera_add_buffer(struct llmem_libcamera *lc, uint32_t index, int fd,
 			       const uint32_t *offsets, uint32_t num_planes, uint32_t length);
 
+/*
+ * The copy path's buffers: libcamera allocates them (FrameBufferAllocator,
+ * as `cam` captures), a request each; @count receives how many.  Then
+ * buffer @index's first plane as a new fd of the caller's, with the
+ * offset and bytes of the frame in it.
+ */
+int llmem_libcamera_allocate(struct llmem_libcamera *lc, uint32_t *count);
+int llmem_libcamera_export(struct llmem_libcamera *lc, uint32_t index, int *fd, uint32_t *offset,
+			   uint32_t *length);
+
 /* Starts the camera and queues every request. */
 int llmem_libcamera_start(struct llmem_libcamera *lc);
 

@@ -37,6 +37,17 @@ int llmem_libcamera_add_buffer(struct llmem_libcamera *lc, uint32_t index, int f
 	return absent();
 }
 
+int llmem_libcamera_allocate(struct llmem_libcamera *lc, uint32_t *count)
+{
+	return absent();
+}
+
+int llmem_libcamera_export(struct llmem_libcamera *lc, uint32_t index, int *fd, uint32_t *offset,
+			   uint32_t *length)
+{
+	return absent();
+}
+
 int llmem_libcamera_start(struct llmem_libcamera *lc)
 {
 	return absent();

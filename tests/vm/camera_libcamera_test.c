@@ -7,16 +7,20 @@
  * the same configuration (the file is named by LLMEM_LIBCAMERA_REFERENCE),
  * the RGBA frames the conversion writes are them with an alpha byte, nothing
  * is copied, the completion fd polls readable when a frame waits, and
- * stopping, starting again and closing leave no fd behind; on each backend
- * that shares pages (Vulkan's exported memory, llmem.ko's).  The refusals
+ * stopping, starting again and closing leave no fd behind; on the best
+ * backend (Vulkan's exported pages, through udmabuf, on 6.12; llmem.ko's on
+ * 6.1), on llmem.ko's pages, and on the copy path (libcamera's own buffers,
+ * each frame copied), its peer.  The refusals
  * come with their reasons.
  */
 #include <dirent.h>
 #include <errno.h>
 #include <poll.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <drm_fourcc.h>
 #include <linux/videodev2.h>
@@ -60,17 +64,19 @@ FIXTURE(libcamera)
 FIXTURE_VARIANT(libcamera)
 {
 	uint32_t backend;
+	uint32_t flags;
 };
 
 FIXTURE_VARIANT_ADD(libcamera, best_backend){};
 
-FIXTURE_VARIANT_ADD(libcamera, vulkan_dmabuf){
-	.backend = LLMEM_BACKEND_VULKAN_DMABUF,
-};
-
 /* llmem.ko's pages: the frames share a page, each a range of its own. */
 FIXTURE_VARIANT_ADD(libcamera, llmem_dmabuf){
 	.backend = LLMEM_BACKEND_LLMEM_DMABUF,
+};
+
+/* libcamera's own buffers, each frame copied by the CPU to the device. */
+FIXTURE_VARIANT_ADD(libcamera, copy){
+	.flags = LLMEM_CAMERA_COPY,
 };
 
 FIXTURE_SETUP(libcamera)
@@ -90,7 +96,7 @@ FIXTURE_SETUP(libcamera)
 		.fourcc = V4L2_PIX_FMT_RGB24,
 		.width = WIDTH,
 		.height = HEIGHT,
-		.flags = LLMEM_CAMERA_LIBCAMERA,
+		.flags = LLMEM_CAMERA_LIBCAMERA | variant->flags,
 		.backend = variant->backend,
 	};
 }
@@ -100,13 +106,18 @@ FIXTURE_TEARDOWN(libcamera)
 	VK_TEST_SESSION_END(self->s);
 }
 
-/* @frames frames, each libcamera's picture and its RGBA conversion. */
+/*
+ * @frames frames, each libcamera's picture and its RGBA conversion; where
+ * libcamera wrote into llmem's pages, read there too, with nothing copied.
+ */
 static void capture(struct __test_metadata *_metadata, struct llmem_camera *cam, const uint8_t *ref,
 		    int frames, uint32_t *seen)
 {
 	struct llmem_camera_info info;
+	bool copy;
 
 	ASSERT_EQ(llmem_camera_get_info(cam, &info), 0);
+	copy = info.flags & LLMEM_CAMERA_COPY;
 	for (int n = 0; n < frames; n++) {
 		struct pollfd pfd = { .fd = llmem_camera_fd(cam), .events = POLLIN };
 		struct llmem_camera_frame fr;
@@ -118,10 +129,12 @@ static void capture(struct __test_metadata *_metadata, struct llmem_camera *cam,
 		ASSERT_EQ(llmem_camera_next(cam, 0, &fr), 0)
 		TH_LOG("next: %s", llmem_last_error());
 		EXPECT_EQ(fr.corrupted, 0);
-		EXPECT_EQ(fr.bytes_copied, 0);
+		EXPECT_EQ(fr.bytes_copied, copy ? FRAME_BYTES : 0);
 		ASSERT_LT(fr.index, info.buffers);
 		*seen |= 1u << fr.index;
 		ASSERT_GE(fr.fd[0], 0);
+		if (copy)
+			goto rgba;
 		ASSERT_EQ(llmem_buffer_map(fr.source, &src), 0);
 		llmem_buffer_invalidate(fr.source, 0, LLMEM_WHOLE_SIZE);
 		EXPECT_EQ(memcmp(src, ref, FRAME_BYTES), 0)
@@ -130,6 +143,7 @@ static void capture(struct __test_metadata *_metadata, struct llmem_camera *cam,
 		memset(src, 0, FRAME_BYTES);
 		llmem_buffer_flush(fr.source, 0, LLMEM_WHOLE_SIZE);
 		llmem_buffer_unmap(fr.source);
+	rgba:
 		rgba = fr.rgba_data;
 		ASSERT_NE(rgba, NULL);
 		for (uint32_t y = 0; y < HEIGHT; y += 7) {
@@ -168,6 +182,21 @@ TEST_F_TIMEOUT(libcamera, info_is_libcameras_stream, 120)
 	EXPECT_GE(info.buffers, 2);
 	if (variant->backend)
 		EXPECT_EQ(info.backend, variant->backend);
+	if (!(variant->flags & LLMEM_CAMERA_COPY)) {
+		struct llmem_dmabuf_state st;
+		int fd;
+
+		/* Vulkan's exported pages: lavapipe exports through udmabuf,
+		 * which 6.12 has and 6.1 lacks, where llmem.ko's are the best. */
+		ASSERT_EQ(llmem_camera_export(cam, 0, &fd), 0);
+		ASSERT_EQ(llmem_dmabuf_query(fd, &st), 0);
+		close(fd);
+		EXPECT_STREQ(st.exporter,
+			     info.backend == LLMEM_BACKEND_VULKAN_DMABUF ? "udmabuf" : "llmem");
+		TH_LOG("frames on %s, exported by %s", llmem_backend_name(info.backend),
+		       st.exporter);
+	}
+	EXPECT_EQ(info.flags & LLMEM_CAMERA_COPY, variant->flags & LLMEM_CAMERA_COPY);
 	EXPECT_EQ(info.rgba_layout.fourcc, DRM_FORMAT_ABGR8888);
 	llmem_camera_close(cam);
 }
@@ -243,7 +272,7 @@ TEST_F_TIMEOUT(libcamera, refusals, 120)
 	ci.fourcc = V4L2_PIX_FMT_NV12M;
 	EXPECT_EQ(llmem_camera_open(self->s, &ci, &cam), -EINVAL);
 	ci = self->ci;
-	ci.flags |= LLMEM_CAMERA_COPY;
+	ci.flags |= LLMEM_CAMERA_INPUT;
 	EXPECT_EQ(llmem_camera_open(self->s, &ci, &cam), -EINVAL);
 	/* Larger than vimc's 4096x2160: libcamera's validate() adjusts it. */
 	ci = self->ci;
