@@ -25,18 +25,35 @@ static const uint32_t fourccs[] = {
 	FOURCC('A', 'B', '2', '4'),
 	/* V4L2's NV12M: a buffer per plane, laid out as DRM's NV12. */
 	FOURCC('N', 'M', '1', '2'),
+	/* 24-bit RGB (BGR888, RGB888): 3 bytes a pixel at any pitch. */
+	FOURCC('B', 'G', '2', '4'),
+	FOURCC('R', 'G', '2', '4'),
 };
 
-/* Bytes per pixel of plane 0 times 2, and rows of plane 1 per row of plane 0 times 2. */
+/* Bytes of a row per pixel: NV12's planes 1, YUYV 2, 24-bit RGB 3, the
+ * RGBA formats 4. */
+static uint64_t bytes_per_pixel(uint32_t fourcc)
+{
+	switch (fourcc) {
+	case FOURCC('N', 'V', '1', '2'):
+		return 1;
+	case FOURCC('Y', 'U', 'Y', 'V'):
+		return 2;
+	case FOURCC('B', 'G', '2', '4'):
+	case FOURCC('R', 'G', '2', '4'):
+		return 3;
+	default:
+		return 4;
+	}
+}
+
 static void check(const struct llmem_frame_layout *l, const struct llmem_frame_constraints *c)
 {
 	if (l->num_planes < 1 || l->num_planes > 2 || l->size > (4ULL << 30))
 		abort();
 	for (uint32_t p = 0; p < l->num_planes; p++) {
 		uint64_t rows = p ? (l->height + 1) / 2 : l->height;
-		uint64_t row_bytes = l->fourcc == FOURCC('N', 'V', '1', '2')   ? l->width
-				     : l->fourcc == FOURCC('Y', 'U', 'Y', 'V') ? 2ULL * l->width
-									       : 4ULL * l->width;
+		uint64_t row_bytes = (uint64_t)l->width * bytes_per_pixel(l->fourcc);
 
 		if (l->pitch[p] < row_bytes || l->offset[p] + rows * l->pitch[p] > l->size)
 			abort();
@@ -56,7 +73,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct llmem_frame_layout l;
 	struct llmem_v4l2_format f = { 0 };
 	uint8_t pick = fuzz_u8(&in);
-	uint32_t fourcc = pick < 240 ? fourccs[pick % 4] : fuzz_u32(&in);
+	uint32_t fourcc =
+		pick < 240 ? fourccs[pick % (sizeof(fourccs) / sizeof(*fourccs))] : fuzz_u32(&in);
 	uint32_t width = fuzz_u32(&in), height = fuzz_u32(&in);
 	int ret;
 

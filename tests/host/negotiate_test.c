@@ -1145,7 +1145,8 @@ TEST_F(vulkan, statements)
 
 	EXPECT_EQ(self->storage.kind, LLMEM_PARTICIPANT_VULKAN);
 	EXPECT_EQ(strncmp(self->storage.name, "Vulkan storage (", 16), 0);
-	EXPECT_EQ(self->storage.num_formats, 5);
+	/* YUYV, NV12, the three RGBA orders and the two 24-bit RGB ones. */
+	EXPECT_EQ(self->storage.num_formats, 7);
 	for (uint32_t i = 0; i < self->storage.num_formats; i++) {
 		EXPECT_EQ(self->storage.formats[i].num_modifiers, 0);
 		EXPECT_EQ(self->storage.formats[i].source, LLMEM_FACT_ASSUMED);
