@@ -20,7 +20,6 @@
 #ifndef LLMEM_TEST_FAULT_LOOP_H
 #define LLMEM_TEST_FAULT_LOOP_H
 
-#include <dirent.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -31,6 +30,7 @@
 #include <llmem/memory.h>
 
 #include "inject.h"
+#include "test_util.h"
 
 /*
  * The harness ends each test's process with _exit(), which skips
@@ -116,19 +116,6 @@ struct fault_op {
 		.name = (n), .setup = (s), .run = (r), .undo = (u), .teardown = (t) \
 	}
 
-static inline int fault_count_dir(const char *path)
-{
-	DIR *d = opendir(path);
-	int n = 0;
-
-	if (!d)
-		return -1;
-	while (readdir(d))
-		n++;
-	closedir(d);
-	return n;
-}
-
 /*
  * Lines of /proc/self/maps: one per mapping (neighbours of the same kind
  * merge).  Under AddressSanitizer, whose allocator maps more anonymous
@@ -184,7 +171,7 @@ static int fault_loop(struct __test_metadata *_metadata, const struct fault_op *
 		unsigned long n;
 
 		for (n = 1; n <= FAULT_MAX_N; n++) {
-			int fds_before_setup = fault_count_dir("/proc/self/fd");
+			int fds_before_setup = count_open_fds();
 			int maps_before_setup = fault_count_maps();
 			bool fd_left, map_left;
 			uint64_t before;
@@ -197,7 +184,7 @@ static int fault_loop(struct __test_metadata *_metadata, const struct fault_op *
 				return -1;
 			}
 			before = op->state ? op->state(ctx) : 0;
-			fds = fault_count_dir("/proc/self/fd");
+			fds = count_open_fds();
 			maps = fault_count_maps();
 			inject_arm(fault_kinds[k].kind, n);
 			ret = op->run(ctx, &obj);
@@ -226,13 +213,13 @@ static int fault_loop(struct __test_metadata *_metadata, const struct fault_op *
 				EXPECT_EQ(op->state ? op->state(ctx) : 0, before)
 				TH_LOG("%s, %s call %lu failing left objects, pages or maps",
 				       op->name, kind, n);
-				fd_left = fault_count_dir("/proc/self/fd") != fds;
+				fd_left = count_open_fds() != fds;
 				map_left = fault_count_maps() != maps;
 			}
 			if (op->teardown)
 				op->teardown(ctx);
 			if (fd_left) {
-				EXPECT_EQ(fault_count_dir("/proc/self/fd"), fds_before_setup)
+				EXPECT_EQ(count_open_fds(), fds_before_setup)
 				TH_LOG("%s, %s call %lu failing left an fd", op->name, kind, n);
 			}
 			if (map_left) {

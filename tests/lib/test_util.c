@@ -17,6 +17,19 @@
 
 #include "test_util.h"
 
+int count_open_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while (readdir(d))
+		n++;
+	closedir(d);
+	return n;
+}
+
 int xioctl(int fd, unsigned long request, void *arg)
 {
 	int ret;

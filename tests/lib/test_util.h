@@ -9,6 +9,13 @@ struct v4l2_buffer;
 /* 1 when the @n bytes at @p are all zero, else 0. */
 int all_zero(const void *p, size_t n);
 
+/*
+ * The process's open fds, counted in /proc/self/fd (its own directory fd and
+ * . and .. included: compare counts, never read one as such); -1 when it
+ * cannot be read.
+ */
+int count_open_fds(void);
+
 /* ioctl() that retries on EINTR and returns -errno on failure. */
 int xioctl(int fd, unsigned long request, void *arg);
 

@@ -12,7 +12,6 @@
  * Shared pages come from llmem.ko here, so that its live-page counter sees
  * each of them go.
  */
-#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -30,23 +29,11 @@
 
 #include "../module/llmem_test.h"
 #include "kselftest_harness.h"
+#include "test_util.h"
 
 /* Enough objects that their layout outgrows the socket's small buffer. */
 #define OBJECTS 512
 #define SNDBUF 4096
-
-static int count_fds(void)
-{
-	int n = 0;
-	DIR *d = opendir("/proc/self/fd");
-
-	if (!d)
-		return -1;
-	while (readdir(d))
-		n++;
-	closedir(d);
-	return n;
-}
 
 /* Waits up to 60 s until @pid sleeps in one of the system calls @nrs. */
 static int wait_in_syscall(pid_t pid, const long *nrs, int n)
@@ -178,10 +165,10 @@ TEST_F_TIMEOUT(kill, sender_mid_message, 300)
 	s = session();
 	ASSERT_NE(s, NULL) TH_LOG("%s", llmem_last_error());
 	ASSERT_EQ(llmem_memory_create(s, &ci, &m), 0);
-	fds = count_fds();
+	fds = count_open_fds();
 	EXPECT_EQ(llmem_share_recv_page(sv[1], m, objects, buffers, OBJECTS, &page), -ECONNRESET)
 	TH_LOG("%s", llmem_last_error());
-	EXPECT_EQ(count_fds(), fds);
+	EXPECT_EQ(count_open_fds(), fds);
 	ASSERT_EQ(llmem_memory_get_info(m, &mi), 0);
 	EXPECT_EQ(mi.page_count, 0);
 	EXPECT_EQ(mi.object_count, 0);
@@ -397,7 +384,7 @@ TEST_F_TIMEOUT(nofile, export_import_camera, 300)
 	struct llmem_camera *cam = NULL;
 	uint64_t state = nofile_state(self);
 	struct rlimit low = self->old;
-	int fds = count_fds(), next;
+	int fds = count_open_fds(), next;
 	uint32_t page;
 
 	/* Exactly the fds open now: the next one is refused. */
@@ -417,7 +404,7 @@ TEST_F_TIMEOUT(nofile, export_import_camera, 300)
 	TH_LOG("%s", llmem_last_error());
 	EXPECT_EQ(cam, NULL);
 	ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &self->old), 0);
-	EXPECT_EQ(count_fds(), fds);
+	EXPECT_EQ(count_open_fds(), fds);
 	EXPECT_EQ(nofile_state(self), state);
 	/* And each works again once fds are to be had. */
 	ASSERT_EQ(llmem_buffer_export_range(self->b, &r), 0);
