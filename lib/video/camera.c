@@ -4,8 +4,9 @@
  * stream.  Both paths share everything but where a frame comes from
  * (camera_frames.c): the zero-copy path converts the frame where the camera
  * wrote it, the copy path the device's copy of it.  A camera of libcamera's
- * (camera_libcamera.c) is the zero-copy path with libcamera's requests in
- * place of the V4L2 node's buffers.  The conversion writes
+ * (camera_libcamera.c) takes either path with libcamera's requests in place
+ * of the V4L2 node's buffers: llmem's frames, or libcamera's own buffers
+ * copied.  The conversion writes
  * into one RGBA buffer or several in turn, in memory of its own or in
  * shared pages that a display imports.
  */
