@@ -164,6 +164,12 @@ struct llmem_camera_create_info {
 	 * out), negotiated with the conversion that writes them. */
 	uint32_t num_rgba_participants;
 	const struct llmem_participant *rgba_participants;
+	/* Frames the caller may hold at once, each until it releases it (a
+	 * consumer in another process that reads several in place, as a
+	 * PipeWire stream's does), at most LLMEM_CAMERA_MAX_BUFFERS; leave 0
+	 * for 1.  The copy path holds 1.  A camera whose every buffer is held
+	 * captures nothing until one is released. */
+	uint32_t max_held;
 };
 
 /**
@@ -265,8 +271,8 @@ struct llmem_camera_frame {
  *
  * Return: 0; -EINVAL for a NULL @out, unknown flags, LLMEM_CAMERA_LIBCAMERA
  * with LLMEM_CAMERA_INPUT, more than
- * LLMEM_CAMERA_MAX_BUFFERS buffers or LLMEM_CAMERA_MAX_RGBA_BUFFERS RGBA
- * buffers, an RGBA fourcc other than those above, an RGBA pitch alignment
+ * LLMEM_CAMERA_MAX_BUFFERS buffers or frames held, or LLMEM_CAMERA_MAX_RGBA_BUFFERS RGBA
+ * buffers, more than one frame held on the copy path, an RGBA fourcc other than those above, an RGBA pitch alignment
  * that is not a power of two, a size of which one side only is 0, or a
  * format the device does not offer exactly (the message says what it
  * offered instead); -ENODEV when no device is given and none qualifies, or
@@ -378,10 +384,12 @@ int llmem_camera_stop(struct llmem_camera *camera);
  * llmem_camera_next() - the next frame, converted to RGBA.
  * @timeout_ms: how long to wait for the camera; negative waits forever.
  *
- * One frame at a time: the frame handed out before must have been released.
+ * At most create_info.max_held frames at a time (one by default): beyond
+ * that, a frame handed out before must be released first.  Each frame's
+ * RGBA is written into the next RGBA buffer in turn.
  *
- * Return: 0; -EINVAL for NULL arguments; -EBUSY while a frame is held or
- * the camera is not streaming; -ETIMEDOUT when no frame came in time; -EIO
+ * Return: 0; -EINVAL for NULL arguments; -EBUSY while max_held frames are
+ * held or the camera is not streaming; -ETIMEDOUT when no frame came in time; -EIO
  * after a fatal streaming error of the driver (llmem_camera_stop() then
  * llmem_camera_start() begin again); -ENODEV once the device is
  * disconnected; the driver's other errors and the conversion's.
@@ -390,13 +398,13 @@ int llmem_camera_next(struct llmem_camera *camera, int timeout_ms,
 		      struct llmem_camera_frame *frame);
 
 /**
- * llmem_camera_convert() - with LLMEM_CAMERA_CONVERT_LATER, convert the
+ * llmem_camera_convert() - with LLMEM_CAMERA_CONVERT_LATER, convert a
  * frame held to RGBA now, as it lies after the caller's work on it.
  * @frame: the frame llmem_camera_next() handed out; its @rgba, @rgba_data,
  *	@rgba_index and @convert_ns are filled in.  Converting it again writes
  *	the next RGBA buffer.
  *
- * Return: 0; -EINVAL for NULL, a frame that is not the one held, or a camera
+ * Return: 0; -EINVAL for NULL, a frame that is not held, or a camera
  * opened without LLMEM_CAMERA_CONVERT_LATER; the conversion's errors.
  */
 int llmem_camera_convert(struct llmem_camera *camera, struct llmem_camera_frame *frame);
@@ -404,7 +412,7 @@ int llmem_camera_convert(struct llmem_camera *camera, struct llmem_camera_frame 
 /**
  * llmem_camera_release() - give @frame's buffer back to the camera.
  *
- * Return: 0; -EINVAL for NULL or a frame that is not the one held; the
+ * Return: 0; -EINVAL for NULL or a frame that is not held; the
  * driver's VIDIOC_QBUF errors, after which the frame is still held: release
  * it again, stop, or close.
  */

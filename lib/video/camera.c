@@ -125,6 +125,14 @@ static int check_info(const struct llmem_camera_create_info *ci)
 	if (ci->rgba_pitch_alignment & (ci->rgba_pitch_alignment - 1))
 		return llmem_error(-EINVAL, "camera: RGBA pitch alignment %u: not a power of two",
 				   ci->rgba_pitch_alignment);
+	if (ci->max_held > LLMEM_CAMERA_MAX_BUFFERS)
+		return llmem_error(-EINVAL, "camera: %u frames held at once, at most %u",
+				   ci->max_held, LLMEM_CAMERA_MAX_BUFFERS);
+	if (ci->max_held > 1 && (ci->flags & LLMEM_CAMERA_COPY))
+		return llmem_error(-EINVAL,
+				   "camera: the copy path holds one frame at a time "
+				   "(one device buffer takes each copy), not %u",
+				   ci->max_held);
 	if ((ci->num_participants && !ci->participants) ||
 	    (ci->num_rgba_participants && !ci->rgba_participants) ||
 	    ci->num_participants > LLMEM_NEGOTIATE_MAX_PARTICIPANTS - 2 ||
@@ -271,7 +279,7 @@ LLMEM_PUBLIC int llmem_camera_open(struct llmem_session *session,
 		return llmem_error(-ENOMEM, "camera: out of memory");
 	c->session = session;
 	c->copy = ci->flags & LLMEM_CAMERA_COPY;
-	c->held = LLMEM_CAMERA_NO_FRAME;
+	c->max_held = ci->max_held ? ci->max_held : 1;
 	c->info.flags = ci->flags;
 	c->info.rgba_buffers = ci->rgba_buffers ? ci->rgba_buffers : 1;
 	for (int p = 0; p < LLMEM_V4L2_MAX_MEM_PLANES; p++)
@@ -448,7 +456,7 @@ LLMEM_PUBLIC int llmem_camera_stop(struct llmem_camera *c)
 		return ret;
 	/* STREAMOFF (Camera::stop()) hands every buffer back, queued or not. */
 	c->streaming = false;
-	c->held = LLMEM_CAMERA_NO_FRAME;
+	c->held = 0;
 	memset(c->queued, 0, sizeof(c->queued));
 	return 0;
 }
@@ -476,14 +484,14 @@ static uint32_t skipped(struct llmem_camera *c, uint32_t sequence)
 	return gap;
 }
 
-/* The conversion of the frame held into the next RGBA buffer. */
+/* The conversion of @frame, held, into the next RGBA buffer. */
 static int convert_held(struct llmem_camera *c, struct llmem_camera_frame *frame)
 {
 	uint32_t k = c->next_rgba;
 	uint64_t start = now_ns();
 	int ret;
 
-	ret = llmem_converter_run(c->converters[k], c->copy ? 0 : c->held);
+	ret = llmem_converter_run(c->converters[k], c->copy ? 0 : frame->index);
 	if (ret)
 		return ret;
 	frame->rgba = c->rgba[k];
@@ -525,14 +533,16 @@ LLMEM_PUBLIC int llmem_camera_next(struct llmem_camera *c, int timeout_ms,
 	if (!c->streaming)
 		return llmem_error(-EBUSY, "camera next: %s is not streaming (llmem_camera_start)",
 				   c->info.device);
-	if (c->held != LLMEM_CAMERA_NO_FRAME)
-		return llmem_error(-EBUSY, "camera next: frame %u is still held: release it first",
-				   c->held);
+	if ((uint32_t)__builtin_popcount(c->held) >= c->max_held)
+		return llmem_error(-EBUSY,
+				   "camera next: %u frame%s held (create_info.max_held): "
+				   "release one first",
+				   c->max_held, c->max_held == 1 ? "" : "s");
 	ret = dequeue(c, timeout_ms, &vf);
 	if (ret)
 		return ret;
 	c->queued[vf.index] = false;
-	c->held = vf.index;
+	c->held |= 1u << vf.index;
 	f = (struct llmem_camera_frame){
 		.source = c->copy ? c->device_frame[0] : c->frames[0][vf.index],
 		.source_chroma = c->copy ? c->device_frame[1] : c->frames[1][vf.index],
@@ -550,12 +560,17 @@ LLMEM_PUBLIC int llmem_camera_next(struct llmem_camera *c, int timeout_ms,
 		ret = convert_held(c, &f);
 	if (ret) {
 		/* The frame goes back to the camera: the caller never had it. */
-		c->held = LLMEM_CAMERA_NO_FRAME;
+		c->held &= ~(1u << vf.index);
 		llmem_camera_frames_queue(c, vf.index);
 		return ret;
 	}
 	*frame = f;
 	return 0;
+}
+
+static bool is_held(const struct llmem_camera *c, const struct llmem_camera_frame *frame)
+{
+	return frame->index < LLMEM_CAMERA_MAX_BUFFERS && (c->held & (1u << frame->index));
 }
 
 LLMEM_PUBLIC int llmem_camera_convert(struct llmem_camera *c, struct llmem_camera_frame *frame)
@@ -567,9 +582,8 @@ LLMEM_PUBLIC int llmem_camera_convert(struct llmem_camera *c, struct llmem_camer
 				   "camera convert: %s converts every frame itself "
 				   "(no LLMEM_CAMERA_CONVERT_LATER)",
 				   c->info.device);
-	if (c->held == LLMEM_CAMERA_NO_FRAME || frame->index != c->held)
-		return llmem_error(-EINVAL, "camera convert: frame %u is not the one held",
-				   frame->index);
+	if (!is_held(c, frame))
+		return llmem_error(-EINVAL, "camera convert: frame %u is not held", frame->index);
 	return convert_held(c, frame);
 }
 
@@ -580,11 +594,10 @@ LLMEM_PUBLIC int llmem_camera_release(struct llmem_camera *c,
 
 	if (!c || !frame)
 		return llmem_error(-EINVAL, "camera release: NULL %s", c ? "frame" : "camera");
-	if (frame->index != c->held)
-		return llmem_error(-EINVAL, "camera release: frame %u is not the one held",
-				   frame->index);
+	if (!is_held(c, frame))
+		return llmem_error(-EINVAL, "camera release: frame %u is not held", frame->index);
 	ret = llmem_camera_frames_queue(c, frame->index);
 	if (!ret)
-		c->held = LLMEM_CAMERA_NO_FRAME;
+		c->held &= ~(1u << frame->index);
 	return ret;
 }

@@ -13,8 +13,6 @@
 
 #include <llmem/camera.h>
 
-#define LLMEM_CAMERA_NO_FRAME UINT32_MAX
-
 struct llmem_camera {
 	struct llmem_session *session;
 	/* The V4L2 node, or with LLMEM_CAMERA_LIBCAMERA libcamera's camera and
@@ -25,8 +23,10 @@ struct llmem_camera {
 	struct llmem_camera_info info;
 	bool copy;
 	bool streaming;
-	/* The frame handed out and not yet released, or LLMEM_CAMERA_NO_FRAME. */
+	/* The frames handed out and not yet released, a bit per V4L2 buffer;
+	 * how many may be (create_info.max_held). */
 	uint32_t held;
+	uint32_t max_held;
 	bool queued[LLMEM_CAMERA_MAX_BUFFERS];
 	/* The sequence number of the last frame dequeued since the start, to
 	 * count the frames the driver skipped. */

@@ -218,6 +218,51 @@ TEST_F_TIMEOUT(camera_object, frames_match_mmap_capture, 240)
 	}
 }
 
+/*
+ * With max_held, that many frames out at once, each in a buffer of its own,
+ * released in any order; one more waits for a release.
+ */
+TEST_F_TIMEOUT(camera_object, frames_held_many, 240)
+{
+	struct llmem_camera_frame f[NBUFS - 1], g;
+	struct llmem_camera *cam;
+	uint32_t seen = 0;
+
+	if (variant->flags & LLMEM_CAMERA_COPY)
+		SKIP(return, "the copy path holds one frame (bad_create_info checks the refusal)");
+	self->ci.max_held = NBUFS - 1;
+	ASSERT_EQ(llmem_camera_open(self->s, &self->ci, &cam), 0) TH_LOG("%s", llmem_last_error());
+	ASSERT_EQ(llmem_camera_start(cam), 0);
+	for (int i = 0; i < NBUFS - 1; i++) {
+		ASSERT_EQ(llmem_camera_next(cam, TIMEOUT_MS, &f[i]), 0)
+		TH_LOG("frame %d: %s", i, llmem_last_error());
+		EXPECT_EQ(seen & (1u << f[i].index), 0)
+		TH_LOG("buffer %u handed out twice", f[i].index);
+		seen |= 1u << f[i].index;
+	}
+	EXPECT_FAILS(llmem_camera_next(cam, TIMEOUT_MS, &g), -EBUSY);
+	/* The middle one first: the others stay held. */
+	ASSERT_EQ(llmem_camera_release(cam, &f[1]), 0);
+	EXPECT_FAILS(llmem_camera_release(cam, &f[1]), -EINVAL);
+	ASSERT_EQ(llmem_camera_next(cam, TIMEOUT_MS, &g), 0) TH_LOG("%s", llmem_last_error());
+	EXPECT_NE(g.index, f[0].index);
+	EXPECT_NE(g.index, f[2].index);
+	EXPECT_EQ(ref_worst_channel(g.rgba_data, self->ref, &self->rgba) <= 2, 1);
+	ASSERT_EQ(llmem_camera_release(cam, &f[0]), 0);
+	ASSERT_EQ(llmem_camera_release(cam, &g), 0);
+	ASSERT_EQ(llmem_camera_release(cam, &f[2]), 0);
+	/* Stopping with frames held hands them back. */
+	ASSERT_EQ(llmem_camera_next(cam, TIMEOUT_MS, &f[0]), 0);
+	ASSERT_EQ(llmem_camera_next(cam, TIMEOUT_MS, &f[1]), 0);
+	ASSERT_EQ(llmem_camera_stop(cam), 0);
+	EXPECT_FAILS(llmem_camera_release(cam, &f[0]), -EINVAL);
+	ASSERT_EQ(llmem_camera_start(cam), 0);
+	for (int i = 0; i < NBUFS - 1; i++)
+		ASSERT_EQ(llmem_camera_next(cam, TIMEOUT_MS, &f[i]), 0)
+		TH_LOG("%s", llmem_last_error());
+	llmem_camera_close(cam);
+}
+
 /* Frames come one at a time, only while streaming, and streaming restarts. */
 TEST_F_TIMEOUT(camera_object, frames_one_at_a_time, 240)
 {
@@ -344,6 +389,14 @@ TEST_F_TIMEOUT(camera_args, bad_create_info, 120)
 	ci.num_participants = LLMEM_NEGOTIATE_MAX_PARTICIPANTS - 1;
 	EXPECT_FAILS(llmem_camera_open(self->s, &ci, &cam), -EINVAL);
 	EXPECT_NE(strstr(llmem_last_error(), "at most 14"), NULL) TH_LOG("%s", llmem_last_error());
+	ci = self->ci;
+	ci.max_held = LLMEM_CAMERA_MAX_BUFFERS + 1;
+	EXPECT_FAILS(llmem_camera_open(self->s, &ci, &cam), -EINVAL);
+	ci = self->ci;
+	ci.flags |= LLMEM_CAMERA_COPY;
+	ci.max_held = 2;
+	EXPECT_FAILS(llmem_camera_open(self->s, &ci, &cam), -EINVAL);
+	EXPECT_NE(strstr(llmem_last_error(), "copy path"), NULL) TH_LOG("%s", llmem_last_error());
 	ci = self->ci;
 	ci.device = "/dev/video-none";
 	EXPECT_FAILS(llmem_camera_open(self->s, &ci, &cam), -ENOENT);
