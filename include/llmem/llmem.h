@@ -29,5 +29,6 @@
 #include "codec.h"
 #include "display.h"
 #include "pipeline.h"
+#include "pipewire.h"
 
 #endif /* LLMEM_LLMEM_H */

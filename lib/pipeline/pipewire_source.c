@@ -1,0 +1,544 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A camera's frames as a PipeWire Video/Source node (llmem/pipewire.h).
+ * The node drives its graph: a frame the camera wrote is queued in the
+ * PipeWire buffer that is the frame's own DMA-BUF and the graph is run
+ * (pw_stream_trigger_process()); a buffer PipeWire hands back (dequeued
+ * again) gives its frame back to the camera.  The formats go as PipeWire's
+ * DMA-BUF procedure has them: with a modifier for DMA-BUF consumers, fixated
+ * when the consumer leaves it open, and without one for consumers of shared
+ * memory, which get the same fds as MemFd.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <drm_fourcc.h>
+#include <linux/videodev2.h>
+#include <pipewire/pipewire.h>
+#include <spa/buffer/meta.h>
+#include <spa/param/video/format-utils.h>
+#include <spa/pod/builder.h>
+
+#include <llmem/camera.h>
+#include <llmem/pipewire.h>
+
+#include "base/error.h"
+#include "base/export.h"
+
+#define DEFAULT_NAME "llmem-camera"
+/* Room for the three formats and the buffer parameters of one answer. */
+#define POD_BYTES 4096
+
+struct llmem_pipewire_source {
+	struct llmem_camera *camera;
+	struct llmem_camera_info cam;
+	uint32_t spa_format;
+
+	struct pw_loop *loop;
+	struct pw_context *context;
+	struct pw_core *core;
+	struct spa_hook core_listener;
+	struct pw_stream *stream;
+	struct spa_hook stream_listener;
+	struct spa_source *camera_source;
+
+	/* Each camera buffer's DMA-BUF, its PipeWire buffer once added, whether
+	 * PipeWire handed that buffer to us (free to carry a frame), and the
+	 * frame it carries while PipeWire has it. */
+	int fds[LLMEM_CAMERA_MAX_BUFFERS];
+	uint64_t fd_sizes[LLMEM_CAMERA_MAX_BUFFERS];
+	struct pw_buffer *buffers[LLMEM_CAMERA_MAX_BUFFERS];
+	bool ours[LLMEM_CAMERA_MAX_BUFFERS];
+	bool carrying[LLMEM_CAMERA_MAX_BUFFERS];
+	struct llmem_camera_frame frames[LLMEM_CAMERA_MAX_BUFFERS];
+	uint32_t added;
+
+	struct llmem_pipewire_source_info info;
+	int camera_error;
+};
+
+static uint32_t spa_format_of(uint32_t drm_fourcc)
+{
+	switch (drm_fourcc) {
+	case DRM_FORMAT_YUYV:
+		return SPA_VIDEO_FORMAT_YUY2;
+	case DRM_FORMAT_NV12:
+		return SPA_VIDEO_FORMAT_NV12;
+	/* DRM names packed formats by the word, PipeWire by the bytes. */
+	case DRM_FORMAT_BGR888:
+		return SPA_VIDEO_FORMAT_RGB;
+	case DRM_FORMAT_RGB888:
+		return SPA_VIDEO_FORMAT_BGR;
+	default:
+		return SPA_VIDEO_FORMAT_UNKNOWN;
+	}
+}
+
+static void fail(struct llmem_pipewire_source *s, const char *why)
+{
+	s->info.state = LLMEM_PIPEWIRE_FAILED;
+	snprintf(s->info.error, sizeof(s->info.error), "%s", why);
+}
+
+/*
+ * One EnumFormat: the camera's format and size, with @modifiers (the
+ * first repeated as the choice's default) flagged MANDATORY, and
+ * DONT_FIXATE while @open, or with no modifier at all for @num_modifiers 0.
+ */
+static const struct spa_pod *format_pod(struct llmem_pipewire_source *s, struct spa_pod_builder *b,
+					const uint64_t *modifiers, uint32_t num_modifiers,
+					bool open)
+{
+	struct spa_pod_frame object, choice;
+
+	spa_pod_builder_push_object(b, &object, SPA_TYPE_OBJECT_Format, SPA_PARAM_EnumFormat);
+	spa_pod_builder_add(b, SPA_FORMAT_mediaType, SPA_POD_Id(SPA_MEDIA_TYPE_video),
+			    SPA_FORMAT_mediaSubtype, SPA_POD_Id(SPA_MEDIA_SUBTYPE_raw),
+			    SPA_FORMAT_VIDEO_format, SPA_POD_Id(s->spa_format), 0);
+	if (num_modifiers) {
+		spa_pod_builder_prop(b, SPA_FORMAT_VIDEO_modifier,
+				     SPA_POD_PROP_FLAG_MANDATORY |
+					     (open ? SPA_POD_PROP_FLAG_DONT_FIXATE : 0));
+		if (open) {
+			spa_pod_builder_push_choice(b, &choice, SPA_CHOICE_Enum, 0);
+			spa_pod_builder_long(b, (int64_t)modifiers[0]);
+			for (uint32_t i = 0; i < num_modifiers; i++)
+				spa_pod_builder_long(b, (int64_t)modifiers[i]);
+			spa_pod_builder_pop(b, &choice);
+		} else {
+			spa_pod_builder_long(b, (int64_t)modifiers[0]);
+		}
+	}
+	spa_pod_builder_add(
+		b, SPA_FORMAT_VIDEO_size,
+		SPA_POD_Rectangle(&SPA_RECTANGLE(s->cam.layout.width, s->cam.layout.height)),
+		SPA_FORMAT_VIDEO_framerate, SPA_POD_Fraction(&SPA_FRACTION(0, 1)), 0);
+	return spa_pod_builder_pop(b, &object);
+}
+
+/* The formats offered: DMA-BUF with the modifier, fixated to @fixed when
+ * given, then shared memory. */
+static uint32_t format_pods(struct llmem_pipewire_source *s, struct spa_pod_builder *b,
+			    const uint64_t *fixed, const struct spa_pod **pods)
+{
+	static const uint64_t linear = DRM_FORMAT_MOD_LINEAR;
+	uint32_t n = 0;
+
+	if (fixed)
+		pods[n++] = format_pod(s, b, fixed, 1, false);
+	pods[n++] = format_pod(s, b, &linear, 1, true);
+	pods[n++] = format_pod(s, b, NULL, 0, false);
+	return n;
+}
+
+static uint64_t plane_size(const struct llmem_frame_layout *l, uint32_t p)
+{
+	return (p + 1 < l->num_planes ? l->offset[p + 1] : l->size) - l->offset[p];
+}
+
+/* The buffers for the format agreed: one a camera buffer, its planes in the
+ * buffer's one DMA-BUF, as DmaBuf or MemFd. */
+static void agree_buffers(struct llmem_pipewire_source *s, bool dmabuf)
+{
+	uint8_t bytes[POD_BYTES];
+	struct spa_pod_builder b = SPA_POD_BUILDER_INIT(bytes, sizeof(bytes));
+	const struct spa_pod *params[2];
+
+	s->info.dmabuf = dmabuf;
+	params[0] = spa_pod_builder_add_object(
+		&b, SPA_TYPE_OBJECT_ParamBuffers, SPA_PARAM_Buffers, SPA_PARAM_BUFFERS_buffers,
+		SPA_POD_Int(s->cam.buffers), SPA_PARAM_BUFFERS_blocks,
+		SPA_POD_Int(s->cam.layout.num_planes), SPA_PARAM_BUFFERS_size,
+		SPA_POD_Int(plane_size(&s->cam.layout, 0)), SPA_PARAM_BUFFERS_stride,
+		SPA_POD_Int(s->cam.layout.pitch[0]), SPA_PARAM_BUFFERS_dataType,
+		SPA_POD_CHOICE_FLAGS_Int(1 << (dmabuf ? SPA_DATA_DmaBuf : SPA_DATA_MemFd)));
+	params[1] = spa_pod_builder_add_object(&b, SPA_TYPE_OBJECT_ParamMeta, SPA_PARAM_Meta,
+					       SPA_PARAM_META_type, SPA_POD_Id(SPA_META_Header),
+					       SPA_PARAM_META_size,
+					       SPA_POD_Int(sizeof(struct spa_meta_header)));
+	pw_stream_update_params(s->stream, params, 2);
+}
+
+static void on_param_changed(void *data, uint32_t id, const struct spa_pod *param)
+{
+	struct llmem_pipewire_source *s = data;
+	const struct spa_pod_prop *modifier;
+	uint8_t bytes[POD_BYTES];
+	struct spa_pod_builder b = SPA_POD_BUILDER_INIT(bytes, sizeof(bytes));
+	const struct spa_pod *pods[3];
+	uint64_t fixed = DRM_FORMAT_MOD_LINEAR;
+
+	if (id != SPA_PARAM_Format || !param)
+		return;
+	modifier = spa_pod_find_prop(param, NULL, SPA_FORMAT_VIDEO_modifier);
+	if (!modifier) {
+		agree_buffers(s, false);
+		return;
+	}
+	if (modifier->flags & SPA_POD_PROP_FLAG_DONT_FIXATE) {
+		/* The consumer left the choice to us: linear is all the camera
+		 * writes.  Offered again fixated, the link agrees anew. */
+		pw_stream_update_params(s->stream, pods, format_pods(s, &b, &fixed, pods));
+		return;
+	}
+	if (spa_pod_get_long(&modifier->value, (int64_t *)&fixed) ||
+	    fixed != DRM_FORMAT_MOD_LINEAR) {
+		fail(s, "the consumer agreed to a modifier other than linear");
+		pw_stream_set_error(s->stream, -EINVAL, "llmem: frames are linear only");
+		return;
+	}
+	s->info.modifier = fixed;
+	agree_buffers(s, true);
+}
+
+static void on_add_buffer(void *data, struct pw_buffer *pwb)
+{
+	struct llmem_pipewire_source *s = data;
+	struct spa_buffer *buf = pwb->buffer;
+	uint32_t i = s->added;
+	uint32_t type = s->info.dmabuf ? SPA_DATA_DmaBuf : SPA_DATA_MemFd;
+
+	if (i >= s->cam.buffers || buf->n_datas != s->cam.layout.num_planes) {
+		fail(s, "PipeWire asked for buffers other than the camera's");
+		pw_stream_set_error(s->stream, -EINVAL, "llmem: buffers other than the camera's");
+		return;
+	}
+	for (uint32_t p = 0; p < buf->n_datas; p++) {
+		struct spa_data *d = &buf->datas[p];
+
+		if (!(d->type & (1u << type))) {
+			fail(s, "PipeWire took neither DmaBuf nor MemFd for the camera's buffers");
+			pw_stream_set_error(s->stream, -EINVAL, "llmem: buffers not shareable");
+			return;
+		}
+		d->type = type;
+		d->fd = s->fds[i];
+		d->mapoffset = 0;
+		d->maxsize = s->fd_sizes[i];
+		d->data = NULL;
+		d->flags = SPA_DATA_FLAG_READABLE;
+#ifdef SPA_DATA_FLAG_MAPPABLE
+		if (type == SPA_DATA_MemFd)
+			d->flags |= SPA_DATA_FLAG_MAPPABLE;
+#endif
+		d->chunk->offset = s->cam.layout.offset[p];
+		d->chunk->stride = (int32_t)s->cam.layout.pitch[p];
+		d->chunk->size = plane_size(&s->cam.layout, p);
+	}
+	pwb->user_data = (void *)(uintptr_t)i;
+	s->buffers[i] = pwb;
+	s->ours[i] = false;
+	s->added++;
+	s->info.buffers = s->added;
+}
+
+static void on_remove_buffer(void *data, struct pw_buffer *pwb)
+{
+	struct llmem_pipewire_source *s = data;
+	uint32_t i = (uint32_t)(uintptr_t)pwb->user_data;
+
+	if (i >= s->cam.buffers || s->buffers[i] != pwb)
+		return;
+	if (s->carrying[i]) {
+		llmem_camera_release(s->camera, &s->frames[i]);
+		s->carrying[i] = false;
+	}
+	s->buffers[i] = NULL;
+	s->ours[i] = false;
+	if (s->added)
+		s->added--;
+	s->info.buffers = s->added;
+}
+
+/* The buffers PipeWire handed back: their frames go back to the camera. */
+static void take_back_buffers(struct llmem_pipewire_source *s)
+{
+	struct pw_buffer *pwb;
+
+	while ((pwb = pw_stream_dequeue_buffer(s->stream))) {
+		uint32_t i = (uint32_t)(uintptr_t)pwb->user_data;
+
+		if (i >= s->cam.buffers)
+			continue;
+		s->ours[i] = true;
+		if (s->carrying[i]) {
+			int ret = llmem_camera_release(s->camera, &s->frames[i]);
+
+			if (ret && !s->camera_error)
+				s->camera_error = ret;
+			s->carrying[i] = false;
+		}
+	}
+}
+
+static void on_process(void *data)
+{
+	take_back_buffers(data);
+}
+
+static void on_state_changed(void *data, enum pw_stream_state old, enum pw_stream_state state,
+			     const char *error)
+{
+	struct llmem_pipewire_source *s = data;
+
+	(void)old;
+	s->info.node_id = pw_stream_get_node_id(s->stream);
+	switch (state) {
+	case PW_STREAM_STATE_STREAMING: {
+		int ret = llmem_camera_start(s->camera);
+
+		s->info.state = LLMEM_PIPEWIRE_STREAMING;
+		if (ret && !s->camera_error)
+			s->camera_error = ret;
+		break;
+	}
+	case PW_STREAM_STATE_ERROR:
+		fail(s, error ? error : "PipeWire's stream failed");
+		break;
+	default:
+		if (s->info.state == LLMEM_PIPEWIRE_STREAMING)
+			s->info.state = LLMEM_PIPEWIRE_WAITING;
+		/* Stopping hands back every frame the camera gave. */
+		llmem_camera_stop(s->camera);
+		memset(s->carrying, 0, sizeof(s->carrying));
+		break;
+	}
+}
+
+static const struct pw_stream_events stream_events = {
+	PW_VERSION_STREAM_EVENTS,	   .state_changed = on_state_changed,
+	.param_changed = on_param_changed, .add_buffer = on_add_buffer,
+	.remove_buffer = on_remove_buffer, .process = on_process,
+};
+
+static void on_core_error(void *data, uint32_t id, int seq, int res, const char *message)
+{
+	struct llmem_pipewire_source *s = data;
+
+	(void)seq;
+	if (id == PW_ID_CORE && res == -EPIPE)
+		fail(s, "the PipeWire daemon went away");
+	else if (id == PW_ID_CORE)
+		fail(s, message ? message : "PipeWire's core failed");
+}
+
+static const struct pw_core_events core_events = {
+	PW_VERSION_CORE_EVENTS,
+	.error = on_core_error,
+};
+
+/* A frame the camera wrote: queued in its own PipeWire buffer, or, with
+ * no consumer streaming, back to the camera at once. */
+static void on_camera(void *data, int fd, uint32_t mask)
+{
+	struct llmem_pipewire_source *s = data;
+	struct llmem_camera_frame f;
+	int ret;
+
+	(void)fd;
+	(void)mask;
+	take_back_buffers(s);
+	while (!(ret = llmem_camera_next(s->camera, 0, &f))) {
+		struct pw_buffer *pwb = f.index < s->cam.buffers ? s->buffers[f.index] : NULL;
+		struct spa_meta_header *h;
+
+		if (s->info.state != LLMEM_PIPEWIRE_STREAMING || !pwb || !s->ours[f.index]) {
+			llmem_camera_release(s->camera, &f);
+			s->info.frames_dropped++;
+			continue;
+		}
+		h = spa_buffer_find_meta_data(pwb->buffer, SPA_META_Header, sizeof(*h));
+		if (h) {
+			h->pts = (int64_t)f.timestamp_ns;
+			h->seq = f.sequence;
+			h->flags = f.corrupted ? SPA_META_HEADER_FLAG_CORRUPTED : 0;
+			h->offset = 0;
+			h->dts_offset = 0;
+		}
+		s->frames[f.index] = f;
+		s->carrying[f.index] = true;
+		s->ours[f.index] = false;
+		pw_stream_queue_buffer(s->stream, pwb);
+		s->info.frames_queued++;
+		pw_stream_trigger_process(s->stream);
+	}
+	if (ret != -ETIMEDOUT && ret != -EBUSY && !s->camera_error)
+		s->camera_error = ret;
+}
+
+static int check_camera(struct llmem_pipewire_source *s)
+{
+	int ret = llmem_camera_get_info(s->camera, &s->cam);
+
+	if (ret)
+		return ret;
+	if (s->cam.flags & LLMEM_CAMERA_COPY)
+		return llmem_error(-EINVAL,
+				   "pipewire: %s is on the copy path: its frames are "
+				   "the driver's, not llmem's to share",
+				   s->cam.device);
+	if (!(s->cam.flags & LLMEM_CAMERA_CONVERT_LATER))
+		return llmem_error(-EINVAL,
+				   "pipewire: open %s with LLMEM_CAMERA_CONVERT_LATER: "
+				   "the frames go as captured",
+				   s->cam.device);
+	if (s->cam.format.mem_planes > 1)
+		return llmem_error(-ENOTSUP,
+				   "pipewire: %s's frames are %u buffers each; "
+				   "one a frame only",
+				   s->cam.device, s->cam.format.mem_planes);
+	s->spa_format = spa_format_of(s->cam.layout.fourcc);
+	if (s->spa_format == SPA_VIDEO_FORMAT_UNKNOWN)
+		return llmem_error(-ENOTSUP, "pipewire: no PipeWire name for %s's format %.4s",
+				   s->cam.device, (const char *)&s->cam.layout.fourcc);
+	for (uint32_t i = 0; i < s->cam.buffers; i++) {
+		ret = llmem_camera_export(s->camera, i, &s->fds[i]);
+		if (ret)
+			return ret;
+		off_t end = lseek(s->fds[i], 0, SEEK_END);
+
+		if (end <= 0)
+			return llmem_error(-errno, "pipewire: the size of %s's buffer %u: %s",
+					   s->cam.device, i, strerror(errno));
+		s->fd_sizes[i] = (uint64_t)end;
+	}
+	return 0;
+}
+
+static int connect_node(struct llmem_pipewire_source *s,
+			const struct llmem_pipewire_source_create_info *ci)
+{
+	uint8_t bytes[POD_BYTES];
+	struct spa_pod_builder b = SPA_POD_BUILDER_INIT(bytes, sizeof(bytes));
+	const struct spa_pod *pods[3];
+	struct pw_properties *props;
+	int ret;
+
+	s->loop = pw_loop_new(NULL);
+	if (!s->loop)
+		return llmem_error(-errno ? -errno : -ENOMEM, "pipewire: pw_loop_new failed");
+	s->context = pw_context_new(s->loop, NULL, 0);
+	if (!s->context)
+		return llmem_error(-errno ? -errno : -ENOMEM, "pipewire: pw_context_new failed");
+	props = ci->remote ? pw_properties_new(PW_KEY_REMOTE_NAME, ci->remote, NULL) : NULL;
+	s->core = pw_context_connect(s->context, props, 0);
+	if (!s->core)
+		return llmem_error(-errno ? -errno : -ECONNREFUSED,
+				   "pipewire: no daemon answers at %s: %s",
+				   ci->remote ? ci->remote : "the default socket", strerror(errno));
+	pw_core_add_listener(s->core, &s->core_listener, &core_events, s);
+	props = pw_properties_new(PW_KEY_MEDIA_TYPE, "Video", PW_KEY_MEDIA_CATEGORY, "Capture",
+				  PW_KEY_MEDIA_CLASS, "Video/Source", PW_KEY_MEDIA_ROLE, "Camera",
+				  PW_KEY_NODE_NAME, ci->name ? ci->name : DEFAULT_NAME,
+				  PW_KEY_NODE_DESCRIPTION,
+				  ci->description ? ci->description : s->cam.device, NULL);
+	if (!props)
+		return llmem_error(-ENOMEM, "pipewire: out of memory");
+	s->stream = pw_stream_new(s->core, ci->name ? ci->name : DEFAULT_NAME, props);
+	if (!s->stream)
+		return llmem_error(-errno ? -errno : -ENOMEM, "pipewire: pw_stream_new failed");
+	pw_stream_add_listener(s->stream, &s->stream_listener, &stream_events, s);
+	ret = pw_stream_connect(s->stream, PW_DIRECTION_OUTPUT, PW_ID_ANY,
+				PW_STREAM_FLAG_DRIVER | PW_STREAM_FLAG_ALLOC_BUFFERS, pods,
+				format_pods(s, &b, NULL, pods));
+	if (ret < 0)
+		return llmem_error(ret, "pipewire: pw_stream_connect: %s", strerror(-ret));
+	s->camera_source =
+		pw_loop_add_io(s->loop, llmem_camera_fd(s->camera), SPA_IO_IN, false, on_camera, s);
+	if (!s->camera_source)
+		return llmem_error(-errno ? -errno : -ENOMEM,
+				   "pipewire: the camera's fd in PipeWire's loop: %s",
+				   strerror(errno));
+	return 0;
+}
+
+LLMEM_PUBLIC int llmem_pipewire_source_create(struct llmem_camera *camera,
+					      const struct llmem_pipewire_source_create_info *info,
+					      struct llmem_pipewire_source **out)
+{
+	static const struct llmem_pipewire_source_create_info defaults;
+	struct llmem_pipewire_source *s;
+	int ret;
+
+	if (!camera || !out)
+		return llmem_error(-EINVAL, "pipewire: NULL %s", camera ? "out" : "camera");
+	*out = NULL;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return llmem_error(-ENOMEM, "pipewire: out of memory");
+	s->camera = camera;
+	s->info.node_id = UINT32_MAX;
+	for (int i = 0; i < LLMEM_CAMERA_MAX_BUFFERS; i++)
+		s->fds[i] = -1;
+	/* Once a process, and never undone: the caller may use PipeWire too. */
+	pw_init(NULL, NULL);
+	ret = check_camera(s);
+	if (!ret)
+		ret = connect_node(s, info ? info : &defaults);
+	if (ret) {
+		llmem_pipewire_source_destroy(s);
+		return ret;
+	}
+	*out = s;
+	return 0;
+}
+
+LLMEM_PUBLIC void llmem_pipewire_source_destroy(struct llmem_pipewire_source *s)
+{
+	if (!s)
+		return;
+	if (s->stream)
+		pw_stream_destroy(s->stream);
+	if (s->camera_source)
+		pw_loop_destroy_source(s->loop, s->camera_source);
+	if (s->core)
+		pw_core_disconnect(s->core);
+	if (s->context)
+		pw_context_destroy(s->context);
+	if (s->loop)
+		pw_loop_destroy(s->loop);
+	llmem_camera_stop(s->camera);
+	for (int i = 0; i < LLMEM_CAMERA_MAX_BUFFERS; i++)
+		if (s->fds[i] >= 0)
+			close(s->fds[i]);
+	free(s);
+}
+
+LLMEM_PUBLIC int llmem_pipewire_source_fd(const struct llmem_pipewire_source *s)
+{
+	if (!s)
+		return llmem_error(-EINVAL, "pipewire: NULL source");
+	return pw_loop_get_fd(s->loop);
+}
+
+LLMEM_PUBLIC int llmem_pipewire_source_iterate(struct llmem_pipewire_source *s, int timeout_ms)
+{
+	int ret;
+
+	if (!s)
+		return llmem_error(-EINVAL, "pipewire: NULL source");
+	pw_loop_enter(s->loop);
+	ret = pw_loop_iterate(s->loop, timeout_ms);
+	if (s->stream)
+		take_back_buffers(s);
+	pw_loop_leave(s->loop);
+	if (ret < 0 && ret != -EINTR)
+		return llmem_error(ret, "pipewire: the loop: %s", strerror(-ret));
+	if (s->info.state == LLMEM_PIPEWIRE_FAILED)
+		return llmem_error(-EIO, "pipewire: %s", s->info.error);
+	if (s->camera_error)
+		return s->camera_error;
+	return 0;
+}
+
+LLMEM_PUBLIC int llmem_pipewire_source_get_info(const struct llmem_pipewire_source *s,
+						struct llmem_pipewire_source_info *info)
+{
+	if (!s || !info)
+		return llmem_error(-EINVAL, "pipewire: NULL %s", s ? "info" : "source");
+	*info = s->info;
+	return 0;
+}

@@ -1,0 +1,308 @@
+// SPDX-License-Identifier: MIT
+/*
+ * vivid's frames offered to PipeWire (llmem/pipewire.h), in the VM: a
+ * PipeWire daemon of the test's own (its default configuration, a private
+ * runtime directory, no session manager), the camera's node linked by
+ * pw-link to tests/vm/pw_consumer in another process.  A consumer of
+ * DMA-BUFs gets the very files the camera's frames are (the same inodes as
+ * llmem_camera_export() gives, exported by llmem.ko), linear, and the
+ * camera's picture in them, byte for byte what an MMAP capture of vivid's
+ * static pattern holds; a consumer of shared memory only gets the same files
+ * as MemFd; nothing is copied.  The refusals come with their reasons.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <drm_fourcc.h>
+#include <linux/videodev2.h>
+
+#include <llmem/llmem.h>
+
+#include "capture.h"
+#include "kselftest_harness.h"
+#include "test_util.h"
+#include "vk_test.h"
+
+#define WIDTH 640
+#define HEIGHT 480
+#define NBUFS 4
+#define FRAMES 8
+#define NODE "llmem-camera"
+#define CONSUMER "llmem-test-consumer"
+
+static pid_t spawn(char *const argv[], int out_fd)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		if (out_fd >= 0)
+			dup2(out_fd, STDOUT_FILENO);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	return pid;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static uint64_t checksum(const uint8_t *p, uint32_t stride, uint32_t row, uint32_t rows)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (uint32_t y = 0; y < rows; y++)
+		for (uint32_t x = 0; x < row; x++)
+			h = (h ^ p[(size_t)y * stride + x]) * 0x100000001b3ull;
+	return h;
+}
+
+FIXTURE(pipewire)
+{
+	char runtime[64];
+	pid_t daemon;
+	struct llmem_session *s;
+	struct llmem_camera *cam;
+	struct llmem_camera_create_info ci;
+	uint64_t picture;
+	unsigned long inodes[NBUFS];
+};
+
+/* The daemon, with its socket up, and the camera, vivid's static pattern
+ * captured once by MMAP for the picture's checksum. */
+FIXTURE_SETUP(pipewire)
+{
+	char path[32], socket_path[96], log[96];
+	struct llmem_v4l2_format vf;
+	struct llmem_v4l2 *dev;
+	uint8_t *frame;
+	int fd;
+
+	snprintf(self->runtime, sizeof(self->runtime), "/tmp/llmem-pw.XXXXXX");
+	ASSERT_NE(mkdtemp(self->runtime), NULL);
+	setenv("PIPEWIRE_RUNTIME_DIR", self->runtime, 1);
+	setenv("XDG_RUNTIME_DIR", self->runtime, 1);
+	setenv("XDG_CONFIG_HOME", self->runtime, 1);
+	snprintf(log, sizeof(log), "%s/daemon.log", self->runtime);
+	fd = open(log, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	ASSERT_GE(fd, 0);
+	self->daemon = spawn((char *[]){ "pipewire", NULL }, fd);
+	close(fd);
+	ASSERT_GT(self->daemon, 0);
+	snprintf(socket_path, sizeof(socket_path), "%s/pipewire-0", self->runtime);
+	for (int i = 0; i < 300 && access(socket_path, F_OK); i++)
+		usleep(100 * 1000);
+	ASSERT_EQ(access(socket_path, F_OK), 0) TH_LOG("no PipeWire socket (%s)", log);
+
+	ASSERT_EQ(vivid_capture_path(0, path, sizeof(path)), 0);
+	ASSERT_EQ(vivid_static_pattern(path), 0);
+	ASSERT_EQ(llmem_v4l2_open(path, &dev), 0);
+	ASSERT_EQ(llmem_v4l2_set_input(dev, 0), 0);
+	ASSERT_EQ(llmem_v4l2_set_format(dev, V4L2_PIX_FMT_YUYV, WIDTH, HEIGHT, &vf), 0);
+	ASSERT_EQ(capture_mmap_frame(dev, vf.sizeimage, NBUFS, &frame), 0);
+	llmem_v4l2_close(dev);
+	self->picture = checksum(frame, vf.bytesperline, WIDTH * 2, HEIGHT);
+	free(frame);
+
+	VK_TEST_SESSION(self->s);
+	self->ci = (struct llmem_camera_create_info){
+		.device = strdup(path),
+		.fourcc = V4L2_PIX_FMT_YUYV,
+		.width = WIDTH,
+		.height = HEIGHT,
+		.buffers = NBUFS,
+		.max_held = NBUFS,
+		.flags = LLMEM_CAMERA_CONVERT_LATER | LLMEM_CAMERA_INPUT,
+		.backend = LLMEM_BACKEND_LLMEM_DMABUF,
+	};
+	ASSERT_EQ(llmem_camera_open(self->s, &self->ci, &self->cam), 0)
+	TH_LOG("%s", llmem_last_error());
+	for (int i = 0; i < NBUFS; i++) {
+		struct stat st;
+
+		ASSERT_EQ(llmem_camera_export(self->cam, i, &fd), 0);
+		ASSERT_EQ(fstat(fd, &st), 0);
+		self->inodes[i] = st.st_ino;
+		close(fd);
+	}
+}
+
+FIXTURE_TEARDOWN(pipewire)
+{
+	char cmd[128];
+
+	llmem_camera_close(self->cam);
+	free((char *)self->ci.device);
+	VK_TEST_SESSION_END(self->s);
+	if (self->daemon > 0) {
+		kill(self->daemon, SIGTERM);
+		waitpid(self->daemon, NULL, 0);
+	}
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", self->runtime);
+	if (system(cmd))
+		TH_LOG("could not remove %s", self->runtime);
+}
+
+/*
+ * The source and a consumer of @kind ("dmabuf" or "memfd") linked, until
+ * the consumer took FRAMES frames: its lines in @lines (one a frame).
+ */
+static void stream_to(struct __test_metadata *_metadata, struct llmem_camera *cam, const char *kind,
+		      char lines[FRAMES][160], int *count, struct llmem_pipewire_source_info *info)
+{
+	const char *consumer_path = getenv("LLMEM_PW_CONSUMER");
+	struct llmem_pipewire_source_create_info sci = { .name = NODE };
+	struct llmem_pipewire_source *src;
+	char buf[4096];
+	size_t have = 0;
+	int pipefd[2], status = -1;
+	bool linked = false;
+	double start = now_s(), last_link = 0;
+	pid_t consumer;
+
+	ASSERT_NE(consumer_path, NULL) TH_LOG("LLMEM_PW_CONSUMER names no pw_consumer");
+	ASSERT_EQ(llmem_pipewire_source_create(cam, &sci, &src), 0)
+	TH_LOG("%s", llmem_last_error());
+	ASSERT_EQ(pipe2(pipefd, O_CLOEXEC | O_NONBLOCK), 0);
+	consumer = spawn((char *[]){ (char *)consumer_path, CONSUMER, (char *)kind, "8", NULL },
+			 pipefd[1]);
+	close(pipefd[1]);
+	*count = 0;
+	while (now_s() - start < 60) {
+		ssize_t n;
+
+		ASSERT_EQ(llmem_pipewire_source_iterate(src, 50), 0)
+		TH_LOG("%s", llmem_last_error());
+		if (!linked && now_s() - last_link > 1) {
+			pid_t link = spawn((char *[]){ "pw-link", NODE, CONSUMER, NULL }, -1);
+			int rc;
+
+			waitpid(link, &rc, 0);
+			linked = WIFEXITED(rc) && WEXITSTATUS(rc) == 0;
+			last_link = now_s();
+		}
+		n = read(pipefd[0], buf + have, sizeof(buf) - 1 - have);
+		if (n > 0)
+			have += (size_t)n;
+		if (waitpid(consumer, &status, WNOHANG) == consumer) {
+			consumer = 0;
+			break;
+		}
+	}
+	if (consumer) {
+		kill(consumer, SIGKILL);
+		waitpid(consumer, &status, 0);
+	}
+	for (ssize_t n; (n = read(pipefd[0], buf + have, sizeof(buf) - 1 - have)) > 0;)
+		have += (size_t)n;
+	close(pipefd[0]);
+	buf[have] = 0;
+	for (char *line = strtok(buf, "\n"); line && *count < FRAMES; line = strtok(NULL, "\n"))
+		snprintf(lines[(*count)++], 160, "%s", line);
+	EXPECT_TRUE(linked) TH_LOG("pw-link " NODE " " CONSUMER " never succeeded");
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+	TH_LOG("pw_consumer %s: status 0x%x", kind, status);
+	ASSERT_EQ(llmem_pipewire_source_get_info(src, info), 0);
+	llmem_pipewire_source_destroy(src);
+}
+
+static void check_frames(struct __test_metadata *_metadata, FIXTURE_DATA(pipewire) * self,
+			 const char *kind, char lines[FRAMES][160], int count)
+{
+	ASSERT_EQ(count, FRAMES);
+	for (int i = 0; i < count; i++) {
+		char type[16], exp[64];
+		unsigned long inode;
+		unsigned int offset, size;
+		int stride;
+		uint64_t sum;
+		bool known = false;
+
+		ASSERT_EQ(sscanf(lines[i], "frame %15s %lu %63s %u %d %u %" SCNx64, type, &inode,
+				 exp, &offset, &stride, &size, &sum),
+			  7)
+		TH_LOG("%s", lines[i]);
+		EXPECT_STREQ(type, kind);
+		for (int b = 0; b < NBUFS; b++)
+			known |= self->inodes[b] == inode;
+		EXPECT_TRUE(known) TH_LOG("frame %d in inode %lu, none of the camera's", i, inode);
+		EXPECT_STREQ(exp, "llmem");
+		EXPECT_EQ(offset, 0);
+		EXPECT_EQ(stride, WIDTH * 2);
+		EXPECT_EQ(size, WIDTH * 2 * HEIGHT);
+		EXPECT_EQ(sum, self->picture) TH_LOG("frame %d is not vivid's picture", i);
+	}
+}
+
+TEST_F_TIMEOUT(pipewire, dmabuf_consumer_gets_the_cameras_files, 240)
+{
+	struct llmem_pipewire_source_info info;
+	char lines[FRAMES][160];
+	int count;
+
+	stream_to(_metadata, self->cam, "dmabuf", lines, &count, &info);
+	check_frames(_metadata, self, "dmabuf", lines, count);
+	EXPECT_EQ(info.dmabuf, 1);
+	EXPECT_EQ(info.modifier, DRM_FORMAT_MOD_LINEAR);
+	EXPECT_EQ(info.buffers, NBUFS);
+	EXPECT_GE(info.frames_queued, FRAMES);
+	EXPECT_EQ(info.bytes_copied, 0);
+	EXPECT_NE(info.node_id, UINT32_MAX);
+}
+
+TEST_F_TIMEOUT(pipewire, memfd_consumer_gets_the_same_files, 240)
+{
+	struct llmem_pipewire_source_info info;
+	char lines[FRAMES][160];
+	int count;
+
+	stream_to(_metadata, self->cam, "memfd", lines, &count, &info);
+	check_frames(_metadata, self, "memfd", lines, count);
+	EXPECT_EQ(info.dmabuf, 0);
+	EXPECT_EQ(info.bytes_copied, 0);
+}
+
+TEST_F_TIMEOUT(pipewire, refusals, 120)
+{
+	struct llmem_pipewire_source_create_info sci = { .remote = "llmem-no-such-daemon" };
+	struct llmem_camera_create_info ci = self->ci;
+	struct llmem_pipewire_source *src = (void *)1;
+	struct llmem_camera *other;
+
+	EXPECT_EQ(llmem_pipewire_source_create(NULL, NULL, &src), -EINVAL);
+	EXPECT_EQ(src, (void *)1);
+	EXPECT_EQ(llmem_pipewire_source_create(self->cam, NULL, NULL), -EINVAL);
+	EXPECT_LT(llmem_pipewire_source_create(self->cam, &sci, &src), 0);
+	EXPECT_EQ(src, NULL);
+	EXPECT_NE(strstr(llmem_last_error(), "llmem-no-such-daemon"), NULL)
+	TH_LOG("%s", llmem_last_error());
+	EXPECT_EQ(llmem_pipewire_source_iterate(NULL, 0), -EINVAL);
+	EXPECT_EQ(llmem_pipewire_source_fd(NULL), -EINVAL);
+	llmem_pipewire_source_destroy(NULL);
+
+	/* Frames that are converted as they come are not the node's to lend. */
+	llmem_camera_close(self->cam);
+	self->cam = NULL;
+	ci.flags &= ~LLMEM_CAMERA_CONVERT_LATER;
+	ASSERT_EQ(llmem_camera_open(self->s, &ci, &other), 0) TH_LOG("%s", llmem_last_error());
+	EXPECT_EQ(llmem_pipewire_source_create(other, NULL, &src), -EINVAL);
+	EXPECT_NE(strstr(llmem_last_error(), "CONVERT_LATER"), NULL)
+	TH_LOG("%s", llmem_last_error());
+	llmem_camera_close(other);
+}
+
+TEST_HARNESS_MAIN

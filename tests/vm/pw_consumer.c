@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A PipeWire video consumer for the PipeWire checks: connects an input
+ * stream named NAME, takes DMA-BUFs (dmabuf: YUY2 with the linear modifier
+ * left open, MANDATORY and DONT_FIXATE, as compositors and OBS ask) or
+ * shared memory only (memfd: no modifier, as browsers' libwebrtc asks),
+ * and for each of FRAMES buffers prints one line:
+ *
+ *   frame TYPE INODE EXPORTER OFFSET STRIDE SIZE CHECKSUM
+ *
+ * TYPE is "dmabuf" or "memfd" as the buffer came, INODE the fd's inode (a
+ * DMA-BUF's file is one inode however many fds point at it), EXPORTER the
+ * exp_name of its fdinfo ("-" for none), CHECKSUM the FNV-1a of the
+ * picture's rows as mapped.  Exits 0 after FRAMES, 2 on a PipeWire error,
+ * 3 when the format agreed has no modifier though dmabuf was asked.
+ * Linking is the caller's (pw-link): with no session manager nothing links.
+ *
+ * usage: pw_consumer NAME dmabuf|memfd FRAMES
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+
+#include <drm_fourcc.h>
+#include <pipewire/pipewire.h>
+#include <spa/param/video/format-utils.h>
+#include <spa/pod/builder.h>
+
+struct consumer {
+	struct pw_main_loop *loop;
+	struct pw_stream *stream;
+	struct spa_hook listener;
+	int dmabuf;
+	int frames, seen;
+	int status;
+	uint32_t width, height;
+};
+
+static const struct spa_pod *format(struct spa_pod_builder *b, int with_modifier)
+{
+	struct spa_pod_frame object, choice;
+
+	spa_pod_builder_push_object(b, &object, SPA_TYPE_OBJECT_Format, SPA_PARAM_EnumFormat);
+	spa_pod_builder_add(b, SPA_FORMAT_mediaType, SPA_POD_Id(SPA_MEDIA_TYPE_video),
+			    SPA_FORMAT_mediaSubtype, SPA_POD_Id(SPA_MEDIA_SUBTYPE_raw),
+			    SPA_FORMAT_VIDEO_format, SPA_POD_Id(SPA_VIDEO_FORMAT_YUY2), 0);
+	if (with_modifier) {
+		spa_pod_builder_prop(b, SPA_FORMAT_VIDEO_modifier,
+				     SPA_POD_PROP_FLAG_MANDATORY | SPA_POD_PROP_FLAG_DONT_FIXATE);
+		spa_pod_builder_push_choice(b, &choice, SPA_CHOICE_Enum, 0);
+		spa_pod_builder_long(b, DRM_FORMAT_MOD_LINEAR);
+		spa_pod_builder_long(b, DRM_FORMAT_MOD_LINEAR);
+		spa_pod_builder_pop(b, &choice);
+	}
+	spa_pod_builder_add(b, SPA_FORMAT_VIDEO_size,
+			    SPA_POD_CHOICE_RANGE_Rectangle(&SPA_RECTANGLE(640, 480),
+							   &SPA_RECTANGLE(1, 1),
+							   &SPA_RECTANGLE(8192, 8192)),
+			    SPA_FORMAT_VIDEO_framerate,
+			    SPA_POD_CHOICE_RANGE_Fraction(&SPA_FRACTION(0, 1), &SPA_FRACTION(0, 1),
+							  &SPA_FRACTION(1000, 1)),
+			    0);
+	return spa_pod_builder_pop(b, &object);
+}
+
+static void on_param_changed(void *data, uint32_t id, const struct spa_pod *param)
+{
+	struct consumer *c = data;
+	struct spa_video_info_raw info = { 0 };
+	uint8_t bytes[1024];
+	struct spa_pod_builder b = SPA_POD_BUILDER_INIT(bytes, sizeof(bytes));
+	const struct spa_pod *params[1];
+	const struct spa_pod_prop *modifier;
+	uint32_t types = c->dmabuf ? 1 << SPA_DATA_DmaBuf : 1 << SPA_DATA_MemFd;
+
+	if (id != SPA_PARAM_Format || !param)
+		return;
+	if (spa_format_video_raw_parse(param, &info) < 0) {
+		fprintf(stderr, "pw_consumer: a format it cannot read\n");
+		c->status = 2;
+		pw_main_loop_quit(c->loop);
+		return;
+	}
+	modifier = spa_pod_find_prop(param, NULL, SPA_FORMAT_VIDEO_modifier);
+	if (c->dmabuf && !modifier) {
+		fprintf(stderr, "pw_consumer: agreed without a modifier\n");
+		c->status = 3;
+		pw_main_loop_quit(c->loop);
+		return;
+	}
+	/* Still open: the producer fixates it and offers again. */
+	if (modifier && (modifier->flags & SPA_POD_PROP_FLAG_DONT_FIXATE))
+		return;
+	c->width = info.size.width;
+	c->height = info.size.height;
+	params[0] = spa_pod_builder_add_object(
+		&b, SPA_TYPE_OBJECT_ParamBuffers, SPA_PARAM_Buffers, SPA_PARAM_BUFFERS_buffers,
+		SPA_POD_CHOICE_RANGE_Int(4, 2, 16), SPA_PARAM_BUFFERS_blocks,
+		SPA_POD_CHOICE_RANGE_Int(1, 1, 4), SPA_PARAM_BUFFERS_size,
+		SPA_POD_CHOICE_RANGE_Int(1, 1, INT32_MAX), SPA_PARAM_BUFFERS_stride,
+		SPA_POD_CHOICE_RANGE_Int(0, 0, INT32_MAX), SPA_PARAM_BUFFERS_dataType,
+		SPA_POD_CHOICE_FLAGS_Int(types));
+	pw_stream_update_params(c->stream, params, 1);
+}
+
+static const char *exporter(int fd, char *name, size_t size)
+{
+	char path[64], line[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	snprintf(name, size, "-");
+	f = fopen(path, "re");
+	if (!f)
+		return name;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "exp_name: %63s", name) == 1)
+			break;
+	fclose(f);
+	return name;
+}
+
+static uint64_t checksum(const uint8_t *p, uint32_t stride, uint32_t row, uint32_t rows)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (uint32_t y = 0; y < rows; y++)
+		for (uint32_t x = 0; x < row; x++)
+			h = (h ^ p[(size_t)y * stride + x]) * 0x100000001b3ull;
+	return h;
+}
+
+static void on_process(void *data)
+{
+	struct consumer *c = data;
+	struct pw_buffer *pwb = pw_stream_dequeue_buffer(c->stream);
+	struct spa_data *d;
+	struct stat st;
+	char name[64];
+	void *map;
+
+	if (!pwb)
+		return;
+	d = &pwb->buffer->datas[0];
+	if (fstat((int)d->fd, &st) || !d->chunk->size) {
+		fprintf(stderr, "pw_consumer: buffer fd %" PRId64 ", chunk size %u\n", d->fd,
+			d->chunk->size);
+		c->status = 2;
+		pw_main_loop_quit(c->loop);
+		return;
+	}
+	map = mmap(NULL, d->maxsize + d->mapoffset, PROT_READ, MAP_SHARED, (int)d->fd, 0);
+	if (map == MAP_FAILED) {
+		fprintf(stderr, "pw_consumer: mmap of the buffer: %s\n", strerror(errno));
+		c->status = 2;
+		pw_main_loop_quit(c->loop);
+		return;
+	}
+	printf("frame %s %lu %s %u %d %u %016" PRIx64 "\n",
+	       d->type == SPA_DATA_DmaBuf  ? "dmabuf"
+	       : d->type == SPA_DATA_MemFd ? "memfd"
+					   : "other",
+	       (unsigned long)st.st_ino, exporter((int)d->fd, name, sizeof(name)), d->chunk->offset,
+	       d->chunk->stride, d->chunk->size,
+	       checksum((const uint8_t *)map + d->mapoffset + d->chunk->offset,
+			(uint32_t)d->chunk->stride, c->width * 2, c->height));
+	fflush(stdout);
+	munmap(map, d->maxsize + d->mapoffset);
+	pw_stream_queue_buffer(c->stream, pwb);
+	if (++c->seen == c->frames)
+		pw_main_loop_quit(c->loop);
+}
+
+static void on_state_changed(void *data, enum pw_stream_state old, enum pw_stream_state state,
+			     const char *error)
+{
+	struct consumer *c = data;
+
+	(void)old;
+	if (state == PW_STREAM_STATE_ERROR) {
+		fprintf(stderr, "pw_consumer: stream error: %s\n", error ? error : "?");
+		c->status = 2;
+		pw_main_loop_quit(c->loop);
+	}
+}
+
+static const struct pw_stream_events events = {
+	PW_VERSION_STREAM_EVENTS,
+	.state_changed = on_state_changed,
+	.param_changed = on_param_changed,
+	.process = on_process,
+};
+
+int main(int argc, char **argv)
+{
+	struct consumer c = { 0 };
+	uint8_t bytes[2048];
+	struct spa_pod_builder b = SPA_POD_BUILDER_INIT(bytes, sizeof(bytes));
+	const struct spa_pod *params[2];
+	uint32_t n = 0;
+
+	if (argc != 4 || (strcmp(argv[2], "dmabuf") && strcmp(argv[2], "memfd"))) {
+		fprintf(stderr, "usage: pw_consumer NAME dmabuf|memfd FRAMES\n");
+		return 64;
+	}
+	c.dmabuf = !strcmp(argv[2], "dmabuf");
+	c.frames = atoi(argv[3]);
+	pw_init(NULL, NULL);
+	c.loop = pw_main_loop_new(NULL);
+	c.stream = pw_stream_new_simple(pw_main_loop_get_loop(c.loop), argv[1],
+					pw_properties_new(PW_KEY_MEDIA_TYPE, "Video",
+							  PW_KEY_MEDIA_CATEGORY, "Capture",
+							  PW_KEY_NODE_NAME, argv[1], NULL),
+					&events, &c);
+	if (c.dmabuf)
+		params[n++] = format(&b, 1);
+	else
+		params[n++] = format(&b, 0);
+	if (pw_stream_connect(c.stream, PW_DIRECTION_INPUT, PW_ID_ANY, 0, params, n) < 0) {
+		fprintf(stderr, "pw_consumer: pw_stream_connect failed\n");
+		return 2;
+	}
+	pw_main_loop_run(c.loop);
+	pw_stream_destroy(c.stream);
+	pw_main_loop_destroy(c.loop);
+	pw_deinit();
+	return c.status;
+}
