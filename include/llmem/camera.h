@@ -198,6 +198,7 @@ struct llmem_camera_create_info {
  * @rgba_buffers: RGBA buffers the conversion writes in turn.
  * @rgba_backend: enum llmem_backend of the RGBA frames' pages;
  *	LLMEM_BACKEND_VULKAN unless LLMEM_CAMERA_SHARED_RGBA.
+ * @max_held: frames the caller may hold at once (create_info.max_held).
  */
 struct llmem_camera_info {
 	char device[LLMEM_CAMERA_ID_SIZE];
@@ -213,6 +214,7 @@ struct llmem_camera_info {
 	uint32_t frames_per_page;
 	uint32_t rgba_buffers;
 	uint32_t rgba_backend;
+	uint32_t max_held;
 };
 
 /**

@@ -5,10 +5,13 @@
  * whose buffers are the camera's own frames, shared, not copied.
  *
  * Each PipeWire buffer is one of the camera's V4L2 buffers (libcamera's
- * requests): its DMA-BUF, whose first byte is the frame's.  A frame the
- * camera wrote is held (create_info.max_held of the camera) and queued to
- * the node; when PipeWire hands the buffer back, every consumer done with
- * it, the frame is released to the camera.  The frames go as captured
+ * requests): its DMA-BUF, whose first byte is the frame's.  The newest
+ * frame the camera wrote is held and queued to the node, and one graph
+ * cycle run; PipeWire hands a buffer back on the cycle after the one that
+ * carried it, and the frame goes back to the camera then, to be written
+ * again after the camera's other buffers.  A consumer reads a frame in its
+ * process callback, as PipeWire's model has it, or copies it: a consumer
+ * that keeps one longer reads a later frame.  The frames go as captured
  * (YUY2, NV12, RGB or BGR in PipeWire's names), linear.
  *
  * Formats are offered as PipeWire's DMA-BUF procedure has them: first with
@@ -21,14 +24,16 @@
  * the frame as the camera wrote it).  One stream serves one kind of buffer
  * at a time: PipeWire shares an output's buffers among its links.
  *
- * Nothing here runs a thread: the node's loop and the camera are one fd
- * (llmem_pipewire_source_fd()) to poll, and llmem_pipewire_source_iterate()
- * does what is due: PipeWire's messages, the negotiation, a frame queued, a
- * buffer handed back.  Built where libpipewire-0.3 (0.3.65 or later) is
- * found; elsewhere llmem_pipewire_source_create() answers -ENOTSUP.
+ * The node's loop and the camera are one fd (llmem_pipewire_source_fd())
+ * to poll, and llmem_pipewire_source_iterate() does what is due:
+ * PipeWire's messages, the negotiation, a frame queued, a buffer handed
+ * back.  PipeWire 0.3 runs a data thread of its own in each context;
+ * everything the source does runs on the caller's thread.  Built where
+ * libpipewire-0.3 (0.3.65 or later) is found; elsewhere
+ * llmem_pipewire_source_create() answers -ENOTSUP.
  *
- * Thread safety: a source is used from one thread at a time, and its camera
- * with it: the source takes and releases the camera's frames itself.
+ * Thread safety: a source is used from the thread that created it, and its
+ * camera with it: the source takes and releases the camera's frames.
  */
 #ifndef LLMEM_PIPEWIRE_H
 #define LLMEM_PIPEWIRE_H
@@ -74,8 +79,8 @@ enum llmem_pipewire_state {
  * @modifier: the DRM modifier agreed with a DMA-BUF consumer.
  * @buffers: PipeWire buffers, each a camera buffer.
  * @frames_queued: frames handed to PipeWire.
- * @frames_dropped: frames the camera wrote while no consumer was streaming,
- *	released at once.
+ * @frames_dropped: frames the camera wrote that went back to it unsent:
+ *	while no consumer was streaming, or a newer frame waited already.
  * @bytes_copied: bytes the CPU copied: 0.
  * @error: why the stream failed, with @state LLMEM_PIPEWIRE_FAILED.
  */
@@ -94,18 +99,22 @@ struct llmem_pipewire_source_info {
 /**
  * llmem_pipewire_source_create() - offer @camera's frames as a PipeWire node.
  * @camera: an open camera, stopped, on the zero-copy path, opened with
- *	LLMEM_CAMERA_CONVERT_LATER (the frames go as captured) and max_held
- *	of its buffer count (with fewer, frames wait for PipeWire to hand a
- *	buffer back); the source starts and stops it.  It must outlive the
- *	source.
+ *	LLMEM_CAMERA_CONVERT_LATER (the frames go as captured) and a max_held
+ *	of 2 at least (one in PipeWire, one coming back); the source starts
+ *	it when a consumer streams and stops it when none does.  It must
+ *	outlive the source.
  * @info: the choices; NULL for all defaults.
  * @out: the new source, connected to the daemon, its node offered.
  *
- * Return: 0; -EINVAL for NULL @camera or @out, a camera on the copy path or
- * without LLMEM_CAMERA_CONVERT_LATER; -ENOTSUP where llmem was built
- * without PipeWire, for frames of two buffers (NV12M) or a format PipeWire
- * has no name for; -ECONNREFUSED when no daemon answers at
- * the socket; -ENOMEM; PipeWire's errors.
+ * PIPEWIRE_REMOTE, where set, names the socket in place of @info's remote
+ * (PipeWire's rule).
+ *
+ * Return: 0; -EINVAL for NULL @camera or @out, a camera on the copy path,
+ * without LLMEM_CAMERA_CONVERT_LATER or holding fewer than 2 frames;
+ * -ENOTSUP where llmem was built without PipeWire, for frames of two
+ * buffers (NV12M) or a format PipeWire has no name for; PipeWire's connect
+ * error when no daemon answers at the socket (-EHOSTDOWN for none there);
+ * -ENOMEM; PipeWire's errors.
  */
 int llmem_pipewire_source_create(struct llmem_camera *camera,
 				 const struct llmem_pipewire_source_create_info *info,

@@ -1,22 +1,27 @@
 // SPDX-License-Identifier: MIT
 /*
  * A camera's frames as a PipeWire Video/Source node (llmem/pipewire.h).
- * The node drives its graph: a frame the camera wrote is queued in the
- * PipeWire buffer that is the frame's own DMA-BUF and the graph is run
- * (pw_stream_trigger_process()); a buffer PipeWire hands back (dequeued
- * again) gives its frame back to the camera.  The formats go as PipeWire's
- * DMA-BUF procedure has them: with a modifier for DMA-BUF consumers, fixated
- * when the consumer leaves it open, and without one for consumers of shared
+ * The node drives its graph: the newest frame the camera wrote is queued in
+ * the PipeWire buffer that is the frame's own DMA-BUF and one graph cycle
+ * is run (pw_stream_trigger_process()); PipeWire hands a buffer back
+ * (dequeued again) on the cycle after the one that carried it, and its
+ * frame goes back to the camera then.  The formats go as PipeWire's DMA-BUF
+ * procedure has them: with a modifier for DMA-BUF consumers, fixated when
+ * the consumer leaves it open, and without one for consumers of shared
  * memory, which get the same fds as MemFd.
+ *
+ * The source's loop stays entered from creation to destruction: 0.3's
+ * context runs a data thread, whose calls into a loop not entered would
+ * run on that thread, beside the caller's.
  */
 #include <errno.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include <drm_fourcc.h>
-#include <linux/videodev2.h>
 #include <pipewire/pipewire.h>
 #include <spa/buffer/meta.h>
 #include <spa/param/video/format-utils.h>
@@ -43,20 +48,25 @@ struct llmem_pipewire_source {
 	struct spa_hook core_listener;
 	struct pw_stream *stream;
 	struct spa_hook stream_listener;
+	/* The camera's fd on the loop while the camera streams, waited on
+	 * unless every frame the camera may hand out is held. */
 	struct spa_source *camera_source;
+	bool camera_streaming;
 
 	/* Each camera buffer's DMA-BUF, its PipeWire buffer once added, whether
 	 * PipeWire handed that buffer to us (free to carry a frame), and the
 	 * frame it carries while PipeWire has it. */
 	int fds[LLMEM_CAMERA_MAX_BUFFERS];
-	uint64_t fd_sizes[LLMEM_CAMERA_MAX_BUFFERS];
 	struct pw_buffer *buffers[LLMEM_CAMERA_MAX_BUFFERS];
 	bool ours[LLMEM_CAMERA_MAX_BUFFERS];
 	bool carrying[LLMEM_CAMERA_MAX_BUFFERS];
 	struct llmem_camera_frame frames[LLMEM_CAMERA_MAX_BUFFERS];
-	uint32_t added;
+	/* The size every buffer offers, the smallest of the frames' DMA-BUFs:
+	 * a consumer that maps buffers wants one size for all. */
+	uint64_t maxsize;
 
 	struct llmem_pipewire_source_info info;
+	/* A camera error the caller has not been told of yet. */
 	int camera_error;
 };
 
@@ -81,6 +91,12 @@ static void fail(struct llmem_pipewire_source *s, const char *why)
 {
 	s->info.state = LLMEM_PIPEWIRE_FAILED;
 	snprintf(s->info.error, sizeof(s->info.error), "%s", why);
+}
+
+static void camera_failed(struct llmem_pipewire_source *s, int err)
+{
+	if (err && !s->camera_error)
+		s->camera_error = err;
 }
 
 /*
@@ -134,9 +150,9 @@ static uint32_t format_pods(struct llmem_pipewire_source *s, struct spa_pod_buil
 	return n;
 }
 
-static uint64_t plane_size(const struct llmem_frame_layout *l, uint32_t p)
+static uint32_t plane_size(const struct llmem_frame_layout *l, uint32_t p)
 {
-	return (p + 1 < l->num_planes ? l->offset[p + 1] : l->size) - l->offset[p];
+	return (uint32_t)((p + 1 < l->num_planes ? l->offset[p + 1] : l->size) - l->offset[p]);
 }
 
 /* The buffers for the format agreed: one a camera buffer, its planes in the
@@ -146,14 +162,17 @@ static void agree_buffers(struct llmem_pipewire_source *s, bool dmabuf)
 	uint8_t bytes[POD_BYTES];
 	struct spa_pod_builder b = SPA_POD_BUILDER_INIT(bytes, sizeof(bytes));
 	const struct spa_pod *params[2];
+	int32_t count = (int32_t)s->cam.buffers;
 
 	s->info.dmabuf = dmabuf;
+	/* Up to one PipeWire buffer a camera buffer: a consumer that takes
+	 * fewer gets fewer, and the frames of the others are dropped. */
 	params[0] = spa_pod_builder_add_object(
 		&b, SPA_TYPE_OBJECT_ParamBuffers, SPA_PARAM_Buffers, SPA_PARAM_BUFFERS_buffers,
-		SPA_POD_Int(s->cam.buffers), SPA_PARAM_BUFFERS_blocks,
-		SPA_POD_Int(s->cam.layout.num_planes), SPA_PARAM_BUFFERS_size,
-		SPA_POD_Int(plane_size(&s->cam.layout, 0)), SPA_PARAM_BUFFERS_stride,
-		SPA_POD_Int(s->cam.layout.pitch[0]), SPA_PARAM_BUFFERS_dataType,
+		SPA_POD_CHOICE_RANGE_Int(count, 1, count), SPA_PARAM_BUFFERS_blocks,
+		SPA_POD_Int((int32_t)s->cam.layout.num_planes), SPA_PARAM_BUFFERS_size,
+		SPA_POD_Int((int32_t)plane_size(&s->cam.layout, 0)), SPA_PARAM_BUFFERS_stride,
+		SPA_POD_Int((int32_t)s->cam.layout.pitch[0]), SPA_PARAM_BUFFERS_dataType,
 		SPA_POD_CHOICE_FLAGS_Int(1 << (dmabuf ? SPA_DATA_DmaBuf : SPA_DATA_MemFd)));
 	params[1] = spa_pod_builder_add_object(&b, SPA_TYPE_OBJECT_ParamMeta, SPA_PARAM_Meta,
 					       SPA_PARAM_META_type, SPA_POD_Id(SPA_META_Header),
@@ -165,13 +184,19 @@ static void agree_buffers(struct llmem_pipewire_source *s, bool dmabuf)
 static void on_param_changed(void *data, uint32_t id, const struct spa_pod *param)
 {
 	struct llmem_pipewire_source *s = data;
-	const struct spa_pod_prop *modifier;
 	uint8_t bytes[POD_BYTES];
 	struct spa_pod_builder b = SPA_POD_BUILDER_INIT(bytes, sizeof(bytes));
 	const struct spa_pod *pods[3];
+	const struct spa_pod_prop *modifier;
+	const struct spa_pod *value;
 	uint64_t fixed = DRM_FORMAT_MOD_LINEAR;
+	uint32_t n, choice;
 
-	if (id != SPA_PARAM_Format || !param)
+	if (id != SPA_PARAM_Format)
+		return;
+	s->info.dmabuf = 0;
+	s->info.modifier = 0;
+	if (!param)
 		return;
 	modifier = spa_pod_find_prop(param, NULL, SPA_FORMAT_VIDEO_modifier);
 	if (!modifier) {
@@ -184,8 +209,9 @@ static void on_param_changed(void *data, uint32_t id, const struct spa_pod *para
 		pw_stream_update_params(s->stream, pods, format_pods(s, &b, &fixed, pods));
 		return;
 	}
-	if (spa_pod_get_long(&modifier->value, (int64_t *)&fixed) ||
-	    fixed != DRM_FORMAT_MOD_LINEAR) {
+	/* The link writes what it agreed as a choice of one value. */
+	value = spa_pod_get_values(&modifier->value, &n, &choice);
+	if (!n || spa_pod_get_long(value, (int64_t *)&fixed) || fixed != DRM_FORMAT_MOD_LINEAR) {
 		fail(s, "the consumer agreed to a modifier other than linear");
 		pw_stream_set_error(s->stream, -EINVAL, "llmem: frames are linear only");
 		return;
@@ -194,12 +220,35 @@ static void on_param_changed(void *data, uint32_t id, const struct spa_pod *para
 	agree_buffers(s, true);
 }
 
+/* The first camera buffer without a PipeWire buffer. */
+static uint32_t free_slot(const struct llmem_pipewire_source *s)
+{
+	uint32_t i = 0;
+
+	while (i < s->cam.buffers && s->buffers[i])
+		i++;
+	return i;
+}
+
+/* Where the frame lies in the buffer, and whether it is whole. */
+static void describe_chunks(struct llmem_pipewire_source *s, struct spa_buffer *buf, bool corrupted)
+{
+	for (uint32_t p = 0; p < buf->n_datas; p++) {
+		struct spa_chunk *c = buf->datas[p].chunk;
+
+		c->offset = (uint32_t)s->cam.layout.offset[p];
+		c->stride = (int32_t)s->cam.layout.pitch[p];
+		c->size = plane_size(&s->cam.layout, p);
+		c->flags = corrupted ? SPA_CHUNK_FLAG_CORRUPTED : 0;
+	}
+}
+
 static void on_add_buffer(void *data, struct pw_buffer *pwb)
 {
 	struct llmem_pipewire_source *s = data;
 	struct spa_buffer *buf = pwb->buffer;
-	uint32_t i = s->added;
 	uint32_t type = s->info.dmabuf ? SPA_DATA_DmaBuf : SPA_DATA_MemFd;
+	uint32_t i = free_slot(s);
 
 	if (i >= s->cam.buffers || buf->n_datas != s->cam.layout.num_planes) {
 		fail(s, "PipeWire asked for buffers other than the camera's");
@@ -217,22 +266,27 @@ static void on_add_buffer(void *data, struct pw_buffer *pwb)
 		d->type = type;
 		d->fd = s->fds[i];
 		d->mapoffset = 0;
-		d->maxsize = s->fd_sizes[i];
+		d->maxsize = (uint32_t)s->maxsize;
 		d->data = NULL;
 		d->flags = SPA_DATA_FLAG_READABLE;
 #ifdef SPA_DATA_FLAG_MAPPABLE
 		if (type == SPA_DATA_MemFd)
 			d->flags |= SPA_DATA_FLAG_MAPPABLE;
 #endif
-		d->chunk->offset = s->cam.layout.offset[p];
-		d->chunk->stride = (int32_t)s->cam.layout.pitch[p];
-		d->chunk->size = plane_size(&s->cam.layout, p);
 	}
+	describe_chunks(s, buf, false);
 	pwb->user_data = (void *)(uintptr_t)i;
 	s->buffers[i] = pwb;
 	s->ours[i] = false;
-	s->added++;
-	s->info.buffers = s->added;
+	s->info.buffers++;
+}
+
+static void give_back(struct llmem_pipewire_source *s, uint32_t i)
+{
+	if (!s->carrying[i])
+		return;
+	camera_failed(s, llmem_camera_release(s->camera, &s->frames[i]));
+	s->carrying[i] = false;
 }
 
 static void on_remove_buffer(void *data, struct pw_buffer *pwb)
@@ -242,21 +296,25 @@ static void on_remove_buffer(void *data, struct pw_buffer *pwb)
 
 	if (i >= s->cam.buffers || s->buffers[i] != pwb)
 		return;
-	if (s->carrying[i]) {
-		llmem_camera_release(s->camera, &s->frames[i]);
-		s->carrying[i] = false;
-	}
+	give_back(s, i);
 	s->buffers[i] = NULL;
 	s->ours[i] = false;
-	if (s->added)
-		s->added--;
-	s->info.buffers = s->added;
+	s->info.buffers--;
+}
+
+/* Waits on the camera's fd, or stops waiting while every frame it may
+ * hand out is held (it stays readable, and the loop would spin). */
+static void wait_for_camera(struct llmem_pipewire_source *s, bool wait)
+{
+	if (s->camera_source)
+		pw_loop_update_io(s->loop, s->camera_source, wait ? SPA_IO_IN | SPA_IO_ERR : 0);
 }
 
 /* The buffers PipeWire handed back: their frames go back to the camera. */
 static void take_back_buffers(struct llmem_pipewire_source *s)
 {
 	struct pw_buffer *pwb;
+	bool any = false;
 
 	while ((pwb = pw_stream_dequeue_buffer(s->stream))) {
 		uint32_t i = (uint32_t)(uintptr_t)pwb->user_data;
@@ -264,19 +322,114 @@ static void take_back_buffers(struct llmem_pipewire_source *s)
 		if (i >= s->cam.buffers)
 			continue;
 		s->ours[i] = true;
-		if (s->carrying[i]) {
-			int ret = llmem_camera_release(s->camera, &s->frames[i]);
-
-			if (ret && !s->camera_error)
-				s->camera_error = ret;
-			s->carrying[i] = false;
-		}
+		give_back(s, i);
+		any = true;
 	}
+	if (any && s->camera_streaming)
+		wait_for_camera(s, true);
 }
 
 static void on_process(void *data)
 {
 	take_back_buffers(data);
+}
+
+/* The newest frame the camera wrote, into its PipeWire buffer; older ones
+ * waiting, and any whose buffer PipeWire has not handed back, go back to
+ * the camera unsent. */
+static void on_camera(void *data, int fd, uint32_t mask)
+{
+	struct llmem_pipewire_source *s = data;
+	struct llmem_camera_frame f, newest;
+	bool have = false;
+	int ret;
+
+	(void)fd;
+	take_back_buffers(s);
+	while (!(ret = llmem_camera_next(s->camera, 0, &f))) {
+		if (have) {
+			camera_failed(s, llmem_camera_release(s->camera, &newest));
+			s->info.frames_dropped++;
+		}
+		newest = f;
+		have = true;
+	}
+	if (ret == -EBUSY)
+		wait_for_camera(s, false);
+	else if (ret != -ETIMEDOUT)
+		camera_failed(s, ret);
+	if (!have) {
+		/* A stopped or vanished device polls as an error, not a frame. */
+		if ((mask & SPA_IO_ERR) && ret == -ETIMEDOUT)
+			wait_for_camera(s, false);
+		return;
+	}
+
+	struct pw_buffer *pwb = newest.index < s->cam.buffers ? s->buffers[newest.index] : NULL;
+	struct spa_meta_header *h;
+
+	if (s->info.state != LLMEM_PIPEWIRE_STREAMING || !pwb || !s->ours[newest.index]) {
+		camera_failed(s, llmem_camera_release(s->camera, &newest));
+		s->info.frames_dropped++;
+		return;
+	}
+	describe_chunks(s, pwb->buffer, newest.corrupted);
+	h = spa_buffer_find_meta_data(pwb->buffer, SPA_META_Header, sizeof(*h));
+	if (h) {
+		h->pts = (int64_t)newest.timestamp_ns;
+		h->seq = newest.sequence;
+		h->flags = newest.corrupted ? SPA_META_HEADER_FLAG_CORRUPTED : 0;
+		h->offset = 0;
+		h->dts_offset = 0;
+	}
+	s->frames[newest.index] = newest;
+	s->carrying[newest.index] = true;
+	s->ours[newest.index] = false;
+	ret = pw_stream_queue_buffer(s->stream, pwb);
+	if (!ret)
+		ret = pw_stream_trigger_process(s->stream);
+	if (ret < 0)
+		camera_failed(s, llmem_error(ret, "pipewire: queueing frame %u: %s",
+					     newest.sequence, strerror(-ret)));
+	else
+		s->info.frames_queued++;
+}
+
+static void start_camera(struct llmem_pipewire_source *s)
+{
+	int ret;
+
+	/* One cycle before the first frame: queueing before any trigger runs
+	 * PipeWire's older path, which would run a cycle of its own. */
+	pw_stream_trigger_process(s->stream);
+	ret = llmem_camera_start(s->camera);
+	if (ret) {
+		camera_failed(s, ret);
+		return;
+	}
+	s->camera_streaming = true;
+	s->camera_source = pw_loop_add_io(s->loop, llmem_camera_fd(s->camera),
+					  SPA_IO_IN | SPA_IO_ERR, false, on_camera, s);
+	if (!s->camera_source)
+		camera_failed(s,
+			      llmem_error(-ENOMEM, "pipewire: the camera's fd in PipeWire's loop"));
+	s->info.state = LLMEM_PIPEWIRE_STREAMING;
+}
+
+static void stop_camera(struct llmem_pipewire_source *s)
+{
+	if (s->camera_source) {
+		pw_loop_destroy_source(s->loop, s->camera_source);
+		s->camera_source = NULL;
+	}
+	if (!s->camera_streaming)
+		return;
+	/* What PipeWire still queues goes back to us first: the camera must
+	 * not write into a frame a consumer could still be handed. */
+	pw_stream_flush(s->stream, false);
+	camera_failed(s, llmem_camera_stop(s->camera));
+	s->camera_streaming = false;
+	memset(s->carrying, 0, sizeof(s->carrying));
 }
 
 static void on_state_changed(void *data, enum pw_stream_state old, enum pw_stream_state state,
@@ -286,32 +439,24 @@ static void on_state_changed(void *data, enum pw_stream_state old, enum pw_strea
 
 	(void)old;
 	s->info.node_id = pw_stream_get_node_id(s->stream);
-	switch (state) {
-	case PW_STREAM_STATE_STREAMING: {
-		int ret = llmem_camera_start(s->camera);
-
-		s->info.state = LLMEM_PIPEWIRE_STREAMING;
-		if (ret && !s->camera_error)
-			s->camera_error = ret;
-		break;
+	if (state == PW_STREAM_STATE_STREAMING) {
+		start_camera(s);
+		return;
 	}
-	case PW_STREAM_STATE_ERROR:
+	stop_camera(s);
+	if (state == PW_STREAM_STATE_ERROR)
 		fail(s, error ? error : "PipeWire's stream failed");
-		break;
-	default:
-		if (s->info.state == LLMEM_PIPEWIRE_STREAMING)
-			s->info.state = LLMEM_PIPEWIRE_WAITING;
-		/* Stopping hands back every frame the camera gave. */
-		llmem_camera_stop(s->camera);
-		memset(s->carrying, 0, sizeof(s->carrying));
-		break;
-	}
+	else if (s->info.state == LLMEM_PIPEWIRE_STREAMING)
+		s->info.state = LLMEM_PIPEWIRE_WAITING;
 }
 
 static const struct pw_stream_events stream_events = {
-	PW_VERSION_STREAM_EVENTS,	   .state_changed = on_state_changed,
-	.param_changed = on_param_changed, .add_buffer = on_add_buffer,
-	.remove_buffer = on_remove_buffer, .process = on_process,
+	.version = PW_VERSION_STREAM_EVENTS,
+	.state_changed = on_state_changed,
+	.param_changed = on_param_changed,
+	.add_buffer = on_add_buffer,
+	.remove_buffer = on_remove_buffer,
+	.process = on_process,
 };
 
 static void on_core_error(void *data, uint32_t id, int seq, int res, const char *message)
@@ -326,48 +471,9 @@ static void on_core_error(void *data, uint32_t id, int seq, int res, const char 
 }
 
 static const struct pw_core_events core_events = {
-	PW_VERSION_CORE_EVENTS,
+	.version = PW_VERSION_CORE_EVENTS,
 	.error = on_core_error,
 };
-
-/* A frame the camera wrote: queued in its own PipeWire buffer, or, with
- * no consumer streaming, back to the camera at once. */
-static void on_camera(void *data, int fd, uint32_t mask)
-{
-	struct llmem_pipewire_source *s = data;
-	struct llmem_camera_frame f;
-	int ret;
-
-	(void)fd;
-	(void)mask;
-	take_back_buffers(s);
-	while (!(ret = llmem_camera_next(s->camera, 0, &f))) {
-		struct pw_buffer *pwb = f.index < s->cam.buffers ? s->buffers[f.index] : NULL;
-		struct spa_meta_header *h;
-
-		if (s->info.state != LLMEM_PIPEWIRE_STREAMING || !pwb || !s->ours[f.index]) {
-			llmem_camera_release(s->camera, &f);
-			s->info.frames_dropped++;
-			continue;
-		}
-		h = spa_buffer_find_meta_data(pwb->buffer, SPA_META_Header, sizeof(*h));
-		if (h) {
-			h->pts = (int64_t)f.timestamp_ns;
-			h->seq = f.sequence;
-			h->flags = f.corrupted ? SPA_META_HEADER_FLAG_CORRUPTED : 0;
-			h->offset = 0;
-			h->dts_offset = 0;
-		}
-		s->frames[f.index] = f;
-		s->carrying[f.index] = true;
-		s->ours[f.index] = false;
-		pw_stream_queue_buffer(s->stream, pwb);
-		s->info.frames_queued++;
-		pw_stream_trigger_process(s->stream);
-	}
-	if (ret != -ETIMEDOUT && ret != -EBUSY && !s->camera_error)
-		s->camera_error = ret;
-}
 
 static int check_camera(struct llmem_pipewire_source *s)
 {
@@ -385,6 +491,12 @@ static int check_camera(struct llmem_pipewire_source *s)
 				   "pipewire: open %s with LLMEM_CAMERA_CONVERT_LATER: "
 				   "the frames go as captured",
 				   s->cam.device);
+	if (s->cam.max_held < 2)
+		return llmem_error(-EINVAL,
+				   "pipewire: %s holds %u frame at a time; the node "
+				   "needs 2 at least (create_info.max_held): PipeWire hands "
+				   "a buffer back a cycle after the next",
+				   s->cam.device, s->cam.max_held);
 	if (s->cam.format.mem_planes > 1)
 		return llmem_error(-ENOTSUP,
 				   "pipewire: %s's frames are %u buffers each; "
@@ -394,18 +506,34 @@ static int check_camera(struct llmem_pipewire_source *s)
 	if (s->spa_format == SPA_VIDEO_FORMAT_UNKNOWN)
 		return llmem_error(-ENOTSUP, "pipewire: no PipeWire name for %s's format %.4s",
 				   s->cam.device, (const char *)&s->cam.layout.fourcc);
+	s->maxsize = UINT32_MAX;
 	for (uint32_t i = 0; i < s->cam.buffers; i++) {
+		off_t end;
+
 		ret = llmem_camera_export(s->camera, i, &s->fds[i]);
 		if (ret)
 			return ret;
-		off_t end = lseek(s->fds[i], 0, SEEK_END);
-
-		if (end <= 0)
+		end = lseek(s->fds[i], 0, SEEK_END);
+		if (end < 0)
 			return llmem_error(-errno, "pipewire: the size of %s's buffer %u: %s",
 					   s->cam.device, i, strerror(errno));
-		s->fd_sizes[i] = (uint64_t)end;
+		if ((uint64_t)end < s->cam.layout.size)
+			return llmem_error(-EINVAL,
+					   "pipewire: %s's buffer %u is %lld bytes, "
+					   "smaller than its frame",
+					   s->cam.device, i, (long long)end);
+		if ((uint64_t)end < s->maxsize)
+			s->maxsize = (uint64_t)end;
 	}
 	return 0;
+}
+
+/* An error of PipeWire's constructors, which set errno. */
+static int pw_failed(const char *call)
+{
+	int err = errno ? errno : ENOMEM;
+
+	return llmem_error(-err, "pipewire: %s: %s", call, strerror(err));
 }
 
 static int connect_node(struct llmem_pipewire_source *s,
@@ -414,44 +542,43 @@ static int connect_node(struct llmem_pipewire_source *s,
 	uint8_t bytes[POD_BYTES];
 	struct spa_pod_builder b = SPA_POD_BUILDER_INIT(bytes, sizeof(bytes));
 	const struct spa_pod *pods[3];
+	const char *name = ci->name ? ci->name : DEFAULT_NAME;
 	struct pw_properties *props;
 	int ret;
 
 	s->loop = pw_loop_new(NULL);
 	if (!s->loop)
-		return llmem_error(-errno ? -errno : -ENOMEM, "pipewire: pw_loop_new failed");
+		return pw_failed("pw_loop_new");
+	pw_loop_enter(s->loop);
 	s->context = pw_context_new(s->loop, NULL, 0);
 	if (!s->context)
-		return llmem_error(-errno ? -errno : -ENOMEM, "pipewire: pw_context_new failed");
+		return pw_failed("pw_context_new");
 	props = ci->remote ? pw_properties_new(PW_KEY_REMOTE_NAME, ci->remote, NULL) : NULL;
+	errno = 0;
 	s->core = pw_context_connect(s->context, props, 0);
-	if (!s->core)
-		return llmem_error(-errno ? -errno : -ECONNREFUSED,
-				   "pipewire: no daemon answers at %s: %s",
-				   ci->remote ? ci->remote : "the default socket", strerror(errno));
+	if (!s->core) {
+		int err = errno ? errno : ECONNREFUSED;
+
+		return llmem_error(-err, "pipewire: no daemon answers at %s: %s",
+				   ci->remote ? ci->remote : "PipeWire's default socket",
+				   strerror(err));
+	}
 	pw_core_add_listener(s->core, &s->core_listener, &core_events, s);
 	props = pw_properties_new(PW_KEY_MEDIA_TYPE, "Video", PW_KEY_MEDIA_CATEGORY, "Capture",
 				  PW_KEY_MEDIA_CLASS, "Video/Source", PW_KEY_MEDIA_ROLE, "Camera",
-				  PW_KEY_NODE_NAME, ci->name ? ci->name : DEFAULT_NAME,
-				  PW_KEY_NODE_DESCRIPTION,
+				  PW_KEY_NODE_NAME, name, PW_KEY_NODE_DESCRIPTION,
 				  ci->description ? ci->description : s->cam.device, NULL);
 	if (!props)
 		return llmem_error(-ENOMEM, "pipewire: out of memory");
-	s->stream = pw_stream_new(s->core, ci->name ? ci->name : DEFAULT_NAME, props);
+	s->stream = pw_stream_new(s->core, name, props);
 	if (!s->stream)
-		return llmem_error(-errno ? -errno : -ENOMEM, "pipewire: pw_stream_new failed");
+		return pw_failed("pw_stream_new");
 	pw_stream_add_listener(s->stream, &s->stream_listener, &stream_events, s);
 	ret = pw_stream_connect(s->stream, PW_DIRECTION_OUTPUT, PW_ID_ANY,
 				PW_STREAM_FLAG_DRIVER | PW_STREAM_FLAG_ALLOC_BUFFERS, pods,
 				format_pods(s, &b, NULL, pods));
 	if (ret < 0)
 		return llmem_error(ret, "pipewire: pw_stream_connect: %s", strerror(-ret));
-	s->camera_source =
-		pw_loop_add_io(s->loop, llmem_camera_fd(s->camera), SPA_IO_IN, false, on_camera, s);
-	if (!s->camera_source)
-		return llmem_error(-errno ? -errno : -ENOMEM,
-				   "pipewire: the camera's fd in PipeWire's loop: %s",
-				   strerror(errno));
 	return 0;
 }
 
@@ -473,7 +600,7 @@ LLMEM_PUBLIC int llmem_pipewire_source_create(struct llmem_camera *camera,
 	s->info.node_id = UINT32_MAX;
 	for (int i = 0; i < LLMEM_CAMERA_MAX_BUFFERS; i++)
 		s->fds[i] = -1;
-	/* Once a process, and never undone: the caller may use PipeWire too. */
+	/* Counted: llmem_pipewire_source_destroy() undoes it. */
 	pw_init(NULL, NULL);
 	ret = check_camera(s);
 	if (!ret)
@@ -490,20 +617,24 @@ LLMEM_PUBLIC void llmem_pipewire_source_destroy(struct llmem_pipewire_source *s)
 {
 	if (!s)
 		return;
-	if (s->stream)
+	if (s->stream) {
+		stop_camera(s);
 		pw_stream_destroy(s->stream);
-	if (s->camera_source)
-		pw_loop_destroy_source(s->loop, s->camera_source);
-	if (s->core)
+	}
+	if (s->core) {
+		spa_hook_remove(&s->core_listener);
 		pw_core_disconnect(s->core);
+	}
 	if (s->context)
 		pw_context_destroy(s->context);
-	if (s->loop)
+	if (s->loop) {
+		pw_loop_leave(s->loop);
 		pw_loop_destroy(s->loop);
-	llmem_camera_stop(s->camera);
+	}
 	for (int i = 0; i < LLMEM_CAMERA_MAX_BUFFERS; i++)
 		if (s->fds[i] >= 0)
 			close(s->fds[i]);
+	pw_deinit();
 	free(s);
 }
 
@@ -520,17 +651,17 @@ LLMEM_PUBLIC int llmem_pipewire_source_iterate(struct llmem_pipewire_source *s, 
 
 	if (!s)
 		return llmem_error(-EINVAL, "pipewire: NULL source");
-	pw_loop_enter(s->loop);
 	ret = pw_loop_iterate(s->loop, timeout_ms);
-	if (s->stream)
-		take_back_buffers(s);
-	pw_loop_leave(s->loop);
+	take_back_buffers(s);
 	if (ret < 0 && ret != -EINTR)
 		return llmem_error(ret, "pipewire: the loop: %s", strerror(-ret));
 	if (s->info.state == LLMEM_PIPEWIRE_FAILED)
 		return llmem_error(-EIO, "pipewire: %s", s->info.error);
-	if (s->camera_error)
-		return s->camera_error;
+	if (s->camera_error) {
+		ret = s->camera_error;
+		s->camera_error = 0;
+		return ret;
+	}
 	return 0;
 }
 

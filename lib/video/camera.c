@@ -280,6 +280,7 @@ LLMEM_PUBLIC int llmem_camera_open(struct llmem_session *session,
 	c->session = session;
 	c->copy = ci->flags & LLMEM_CAMERA_COPY;
 	c->max_held = ci->max_held ? ci->max_held : 1;
+	c->info.max_held = c->max_held;
 	c->info.flags = ci->flags;
 	c->info.rgba_buffers = ci->rgba_buffers ? ci->rgba_buffers : 1;
 	for (int p = 0; p < LLMEM_V4L2_MAX_MEM_PLANES; p++)
@@ -543,6 +544,7 @@ LLMEM_PUBLIC int llmem_camera_next(struct llmem_camera *c, int timeout_ms,
 		return ret;
 	c->queued[vf.index] = false;
 	c->held |= 1u << vf.index;
+	c->held_sequence[vf.index] = vf.sequence;
 	f = (struct llmem_camera_frame){
 		.source = c->copy ? c->device_frame[0] : c->frames[0][vf.index],
 		.source_chroma = c->copy ? c->device_frame[1] : c->frames[1][vf.index],
@@ -570,7 +572,8 @@ LLMEM_PUBLIC int llmem_camera_next(struct llmem_camera *c, int timeout_ms,
 
 static bool is_held(const struct llmem_camera *c, const struct llmem_camera_frame *frame)
 {
-	return frame->index < LLMEM_CAMERA_MAX_BUFFERS && (c->held & (1u << frame->index));
+	return frame->index < LLMEM_CAMERA_MAX_BUFFERS && (c->held & (1u << frame->index)) &&
+	       c->held_sequence[frame->index] == frame->sequence;
 }
 
 LLMEM_PUBLIC int llmem_camera_convert(struct llmem_camera *c, struct llmem_camera_frame *frame)

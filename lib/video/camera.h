@@ -27,6 +27,9 @@ struct llmem_camera {
 	 * how many may be (create_info.max_held). */
 	uint32_t held;
 	uint32_t max_held;
+	/* Each held frame's sequence: a frame handed out before, whose buffer
+	 * came round again, is not the one held now. */
+	uint32_t held_sequence[LLMEM_CAMERA_MAX_BUFFERS];
 	bool queued[LLMEM_CAMERA_MAX_BUFFERS];
 	/* The sequence number of the last frame dequeued since the start, to
 	 * count the frames the driver skipped. */

@@ -6,12 +6,13 @@
  * shared memory only (memfd: no modifier, as browsers' libwebrtc asks),
  * and for each of FRAMES buffers prints one line:
  *
- *   frame TYPE INODE EXPORTER OFFSET STRIDE SIZE CHECKSUM
+ *   frame TYPE INODE EXPORTER OFFSET STRIDE SIZE CHECKSUM SEQ
  *
  * TYPE is "dmabuf" or "memfd" as the buffer came, INODE the fd's inode (a
  * DMA-BUF's file is one inode however many fds point at it), EXPORTER the
  * exp_name of its fdinfo ("-" for none), CHECKSUM the FNV-1a of the
- * picture's rows as mapped.  Exits 0 after FRAMES, 2 on a PipeWire error,
+ * picture's rows as mapped, SEQ the producer's frame counter (its header
+ * meta; -1 without one).  Exits 0 after FRAMES, 2 on a PipeWire error,
  * 3 when the format agreed has no modifier though dmabuf was asked.
  * Linking is the caller's (pw-link): with no session manager nothing links.
  *
@@ -27,6 +28,7 @@
 
 #include <drm_fourcc.h>
 #include <pipewire/pipewire.h>
+#include <spa/buffer/meta.h>
 #include <spa/param/video/format-utils.h>
 #include <spa/pod/builder.h>
 
@@ -73,7 +75,7 @@ static void on_param_changed(void *data, uint32_t id, const struct spa_pod *para
 	struct spa_video_info_raw info = { 0 };
 	uint8_t bytes[1024];
 	struct spa_pod_builder b = SPA_POD_BUILDER_INIT(bytes, sizeof(bytes));
-	const struct spa_pod *params[1];
+	const struct spa_pod *params[2];
 	const struct spa_pod_prop *modifier;
 	uint32_t types = c->dmabuf ? 1 << SPA_DATA_DmaBuf : 1 << SPA_DATA_MemFd;
 
@@ -104,7 +106,11 @@ static void on_param_changed(void *data, uint32_t id, const struct spa_pod *para
 		SPA_POD_CHOICE_RANGE_Int(1, 1, INT32_MAX), SPA_PARAM_BUFFERS_stride,
 		SPA_POD_CHOICE_RANGE_Int(0, 0, INT32_MAX), SPA_PARAM_BUFFERS_dataType,
 		SPA_POD_CHOICE_FLAGS_Int(types));
-	pw_stream_update_params(c->stream, params, 1);
+	params[1] = spa_pod_builder_add_object(&b, SPA_TYPE_OBJECT_ParamMeta, SPA_PARAM_Meta,
+					       SPA_PARAM_META_type, SPA_POD_Id(SPA_META_Header),
+					       SPA_PARAM_META_size,
+					       SPA_POD_Int(sizeof(struct spa_meta_header)));
+	pw_stream_update_params(c->stream, params, 2);
 }
 
 static const char *exporter(int fd, char *name, size_t size)
@@ -140,13 +146,18 @@ static void on_process(void *data)
 	struct pw_buffer *pwb = pw_stream_dequeue_buffer(c->stream);
 	struct spa_data *d;
 	struct stat st;
+	struct spa_meta_header *h;
 	char name[64];
 	void *map;
 
 	if (!pwb)
 		return;
 	d = &pwb->buffer->datas[0];
-	if (fstat((int)d->fd, &st) || !d->chunk->size) {
+	h = spa_buffer_find_meta_data(pwb->buffer, SPA_META_Header, sizeof(*h));
+	if (fstat((int)d->fd, &st) || !d->chunk->size || d->chunk->stride <= 0 ||
+	    (uint64_t)d->chunk->offset + (uint64_t)d->chunk->stride * (c->height - 1) +
+			    c->width * 2 >
+		    d->maxsize) {
 		fprintf(stderr, "pw_consumer: buffer fd %" PRId64 ", chunk size %u\n", d->fd,
 			d->chunk->size);
 		c->status = 2;
@@ -160,14 +171,15 @@ static void on_process(void *data)
 		pw_main_loop_quit(c->loop);
 		return;
 	}
-	printf("frame %s %lu %s %u %d %u %016" PRIx64 "\n",
+	printf("frame %s %lu %s %u %d %u %016" PRIx64 " %" PRId64 "\n",
 	       d->type == SPA_DATA_DmaBuf  ? "dmabuf"
 	       : d->type == SPA_DATA_MemFd ? "memfd"
 					   : "other",
 	       (unsigned long)st.st_ino, exporter((int)d->fd, name, sizeof(name)), d->chunk->offset,
 	       d->chunk->stride, d->chunk->size,
 	       checksum((const uint8_t *)map + d->mapoffset + d->chunk->offset,
-			(uint32_t)d->chunk->stride, c->width * 2, c->height));
+			(uint32_t)d->chunk->stride, c->width * 2, c->height),
+	       h ? (int64_t)h->seq : -1);
 	fflush(stdout);
 	munmap(map, d->maxsize + d->mapoffset);
 	pw_stream_queue_buffer(c->stream, pwb);
@@ -180,9 +192,10 @@ static void on_state_changed(void *data, enum pw_stream_state old, enum pw_strea
 {
 	struct consumer *c = data;
 
-	(void)old;
-	if (state == PW_STREAM_STATE_ERROR) {
-		fprintf(stderr, "pw_consumer: stream error: %s\n", error ? error : "?");
+	if (state == PW_STREAM_STATE_ERROR ||
+	    (state == PW_STREAM_STATE_UNCONNECTED && old != PW_STREAM_STATE_UNCONNECTED)) {
+		fprintf(stderr, "pw_consumer: stream %s: %s\n", pw_stream_state_as_string(state),
+			error ? error : "-");
 		c->status = 2;
 		pw_main_loop_quit(c->loop);
 	}
@@ -209,13 +222,25 @@ int main(int argc, char **argv)
 	}
 	c.dmabuf = !strcmp(argv[2], "dmabuf");
 	c.frames = atoi(argv[3]);
+	if (c.frames <= 0) {
+		fprintf(stderr, "pw_consumer: FRAMES %s: want a count above 0\n", argv[3]);
+		return 64;
+	}
 	pw_init(NULL, NULL);
 	c.loop = pw_main_loop_new(NULL);
+	if (!c.loop) {
+		fprintf(stderr, "pw_consumer: pw_main_loop_new failed\n");
+		return 2;
+	}
 	c.stream = pw_stream_new_simple(pw_main_loop_get_loop(c.loop), argv[1],
 					pw_properties_new(PW_KEY_MEDIA_TYPE, "Video",
 							  PW_KEY_MEDIA_CATEGORY, "Capture",
 							  PW_KEY_NODE_NAME, argv[1], NULL),
 					&events, &c);
+	if (!c.stream) {
+		fprintf(stderr, "pw_consumer: pw_stream_new_simple failed\n");
+		return 2;
+	}
 	if (c.dmabuf)
 		params[n++] = format(&b, 1);
 	else
