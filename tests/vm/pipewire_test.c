@@ -77,7 +77,7 @@ static uint64_t checksum(const uint8_t *p, uint32_t stride, uint32_t row, uint32
 
 FIXTURE(pipewire)
 {
-	char runtime[64];
+	char runtime[128];
 	pid_t daemon;
 	struct llmem_session *s;
 	struct llmem_camera *cam;
@@ -90,18 +90,21 @@ FIXTURE(pipewire)
  * captured once by MMAP for the picture's checksum. */
 FIXTURE_SETUP(pipewire)
 {
-	char path[32], socket_path[96], log[96];
+	char path[32], socket_path[160], log[160];
 	struct llmem_v4l2_format vf;
 	struct llmem_v4l2 *dev;
 	uint8_t *frame;
 	int fd;
 
-	snprintf(self->runtime, sizeof(self->runtime), "/tmp/llmem-pw.XXXXXX");
+	/* The guest's /tmp is the host's, read-only: TMPDIR is its own. */
+	snprintf(self->runtime, sizeof(self->runtime), "%s/llmem-pw.XXXXXX",
+		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
 	ASSERT_NE(mkdtemp(self->runtime), NULL);
 	setenv("PIPEWIRE_RUNTIME_DIR", self->runtime, 1);
 	setenv("XDG_RUNTIME_DIR", self->runtime, 1);
 	setenv("XDG_CONFIG_HOME", self->runtime, 1);
 	setenv("PIPEWIRE_LOG_SYSTEMD", "false", 1);
+	setenv("PIPEWIRE_DEBUG", "2", 1);
 	snprintf(log, sizeof(log), "%s/daemon.log", self->runtime);
 	fd = open(log, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
 	ASSERT_GE(fd, 0);
@@ -191,12 +194,19 @@ static void stream_to(struct __test_metadata *_metadata, struct llmem_camera *ca
 			 pipefd[1], -1);
 	close(pipefd[1]);
 	*count = 0;
+	memset(info, 0, sizeof(*info));
 	while (consumer > 0 && now_s() - start < 90) {
 		ssize_t n;
+
+		struct llmem_pipewire_source_info now;
 
 		ret = llmem_pipewire_source_iterate(src, 50);
 		if (ret)
 			break;
+		/* What it agreed, while the consumer streams. */
+		if (!llmem_pipewire_source_get_info(src, &now) &&
+		    now.state == LLMEM_PIPEWIRE_STREAMING)
+			*info = now;
 		if (link > 0 && waitpid(link, NULL, WNOHANG) == link)
 			link = 0;
 		if (!link && !have && now_s() - last_link > 2) {
@@ -209,10 +219,12 @@ static void stream_to(struct __test_metadata *_metadata, struct llmem_camera *ca
 		if (waitpid(consumer, &status, WNOHANG) == consumer)
 			consumer = 0;
 	}
-	if (ret == 0)
-		ret = llmem_pipewire_source_get_info(src, info);
-	else
+	if (ret)
 		TH_LOG("iterate: %s", llmem_last_error());
+	TH_LOG("source: state %u, dmabuf %u, buffers %u, queued %" PRIu64 ", dropped %" PRIu64
+	       ", error '%s'",
+	       info->state, info->dmabuf, info->buffers, info->frames_queued, info->frames_dropped,
+	       info->error);
 	if (consumer > 0) {
 		kill(consumer, SIGKILL);
 		waitpid(consumer, &status, 0);
@@ -230,7 +242,15 @@ static void stream_to(struct __test_metadata *_metadata, struct llmem_camera *ca
 		snprintf(lines[(*count)++], 160, "%s", line);
 	EXPECT_EQ(ret, 0);
 	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
-	TH_LOG("pw_consumer %s: status 0x%x", kind, status);
+	{
+		char cmd[256];
+
+		TH_LOG("pw_consumer %s: status 0x%x; the end of the daemon's log:", kind, status);
+		snprintf(cmd, sizeof(cmd), "tail -n 25 %s/daemon.log >&2",
+			 getenv("PIPEWIRE_RUNTIME_DIR"));
+		if (system(cmd))
+			TH_LOG("no daemon log");
+	}
 }
 
 static void check_frames(struct __test_metadata *_metadata, FIXTURE_DATA(pipewire) * self,

@@ -192,8 +192,11 @@ static void on_state_changed(void *data, enum pw_stream_state old, enum pw_strea
 {
 	struct consumer *c = data;
 
+	fprintf(stderr, "pw_consumer: %s -> %s%s%s\n", pw_stream_state_as_string(old),
+		pw_stream_state_as_string(state), error ? ": " : "", error ? error : "");
+	/* Unconnected before its frames came: the daemon or the link went. */
 	if (state == PW_STREAM_STATE_ERROR ||
-	    (state == PW_STREAM_STATE_UNCONNECTED && old != PW_STREAM_STATE_UNCONNECTED)) {
+	    (state == PW_STREAM_STATE_UNCONNECTED && c->seen < c->frames)) {
 		fprintf(stderr, "pw_consumer: stream %s: %s\n", pw_stream_state_as_string(state),
 			error ? error : "-");
 		c->status = 2;
