@@ -166,39 +166,36 @@ FIXTURE_TEARDOWN(pipewire)
 }
 
 /*
- * The source and a consumer of @kind ("dmabuf" or "memfd"), linked by
- * pw-link (run again until the consumer has a frame: with both nodes there
- * but their ports not yet, it links nothing and still exits 0), until the
- * consumer took FRAMES frames: its lines in @lines (one a frame).  The
- * source's loop turns all the while: pw-link waits for the link, which
- * waits for the source's answers.
+ * @src and a consumer of @kind ("dmabuf" or "memfd"), linked by pw-link
+ * (run again until the consumer has a frame: with both nodes there but
+ * their ports not yet, it links nothing and still exits 0), until the
+ * consumer took FRAMES frames, or with @kill_after, until it took that many
+ * and was killed: its lines in @lines (one a frame).  The source's loop
+ * turns all the while: pw-link waits for the link, which waits for the
+ * source's answers.  @info: the source's info while the consumer streamed.
  */
-static void stream_to(struct __test_metadata *_metadata, struct llmem_camera *cam, const char *kind,
-		      char lines[FRAMES][160], int *count, struct llmem_pipewire_source_info *info)
+static void stream_to(struct __test_metadata *_metadata, struct llmem_pipewire_source *src,
+		      const char *kind, int kill_after, char lines[FRAMES][160], int *count,
+		      struct llmem_pipewire_source_info *info)
 {
 	const char *consumer_path = getenv("LLMEM_PW_CONSUMER");
-	struct llmem_pipewire_source_create_info sci = { .name = NODE };
-	struct llmem_pipewire_source *src;
 	char buf[8192], frames[8];
 	size_t have = 0;
 	int pipefd[2], status = -1, ret = 0;
 	double start = now_s(), last_link = 0;
 	pid_t consumer, link = 0;
 
+	*count = 0;
+	memset(info, 0, sizeof(*info));
 	ASSERT_NE(consumer_path, NULL) TH_LOG("LLMEM_PW_CONSUMER names no pw_consumer");
-	ASSERT_EQ(llmem_pipewire_source_create(cam, &sci, &src), 0)
-	TH_LOG("%s", llmem_last_error());
 	ASSERT_EQ(pipe2(pipefd, O_CLOEXEC | O_NONBLOCK), 0);
-	snprintf(frames, sizeof(frames), "%d", FRAMES);
+	snprintf(frames, sizeof(frames), "%d", kill_after ? 100000 : FRAMES);
 	consumer = spawn((char *[]){ (char *)consumer_path, CONSUMER, (char *)kind, frames, NULL },
 			 pipefd[1], -1);
 	close(pipefd[1]);
-	*count = 0;
-	memset(info, 0, sizeof(*info));
 	while (consumer > 0 && now_s() - start < 90) {
-		ssize_t n;
-
 		struct llmem_pipewire_source_info now;
+		ssize_t n;
 
 		ret = llmem_pipewire_source_iterate(src, 50);
 		if (ret)
@@ -216,6 +213,14 @@ static void stream_to(struct __test_metadata *_metadata, struct llmem_camera *ca
 		n = read(pipefd[0], buf + have, sizeof(buf) - 1 - have);
 		if (n > 0)
 			have += (size_t)n;
+		if (kill_after && memchr(buf, '\n', have)) {
+			int lines_in = 0;
+
+			for (size_t i = 0; i < have; i++)
+				lines_in += buf[i] == '\n';
+			if (lines_in >= kill_after)
+				break;
+		}
 		if (waitpid(consumer, &status, WNOHANG) == consumer)
 			consumer = 0;
 	}
@@ -228,6 +233,8 @@ static void stream_to(struct __test_metadata *_metadata, struct llmem_camera *ca
 	if (consumer > 0) {
 		kill(consumer, SIGKILL);
 		waitpid(consumer, &status, 0);
+		if (kill_after)
+			status = 0;
 	}
 	if (link > 0) {
 		kill(link, SIGKILL);
@@ -236,7 +243,6 @@ static void stream_to(struct __test_metadata *_metadata, struct llmem_camera *ca
 	for (ssize_t n; (n = read(pipefd[0], buf + have, sizeof(buf) - 1 - have)) > 0;)
 		have += (size_t)n;
 	close(pipefd[0]);
-	llmem_pipewire_source_destroy(src);
 	buf[have] = 0;
 	for (char *line = strtok(buf, "\n"); line && *count < FRAMES; line = strtok(NULL, "\n"))
 		snprintf(lines[(*count)++], 160, "%s", line);
@@ -251,6 +257,17 @@ static void stream_to(struct __test_metadata *_metadata, struct llmem_camera *ca
 		if (system(cmd))
 			TH_LOG("no daemon log");
 	}
+}
+
+static struct llmem_pipewire_source *source_of(struct __test_metadata *_metadata,
+					       struct llmem_camera *cam)
+{
+	struct llmem_pipewire_source_create_info sci = { .name = NODE };
+	struct llmem_pipewire_source *src = NULL;
+
+	EXPECT_EQ(llmem_pipewire_source_create(cam, &sci, &src), 0)
+	TH_LOG("%s", llmem_last_error());
+	return src;
 }
 
 static void check_frames(struct __test_metadata *_metadata, FIXTURE_DATA(pipewire) * self,
@@ -294,7 +311,11 @@ TEST_F_TIMEOUT(pipewire, dmabuf_consumer_gets_the_cameras_files, 240)
 	char lines[FRAMES][160];
 	int count;
 
-	stream_to(_metadata, self->cam, "dmabuf", lines, &count, &info);
+	struct llmem_pipewire_source *src = source_of(_metadata, self->cam);
+
+	ASSERT_NE(src, NULL);
+	stream_to(_metadata, src, "dmabuf", 0, lines, &count, &info);
+	llmem_pipewire_source_destroy(src);
 	check_frames(_metadata, self, "dmabuf", lines, count);
 	EXPECT_EQ(info.dmabuf, 1);
 	EXPECT_EQ(info.state, LLMEM_PIPEWIRE_STREAMING);
@@ -310,10 +331,55 @@ TEST_F_TIMEOUT(pipewire, memfd_consumer_gets_the_same_files, 240)
 	char lines[FRAMES][160];
 	int count;
 
-	stream_to(_metadata, self->cam, "memfd", lines, &count, &info);
+	struct llmem_pipewire_source *src = source_of(_metadata, self->cam);
+
+	ASSERT_NE(src, NULL);
+	stream_to(_metadata, src, "memfd", 0, lines, &count, &info);
+	llmem_pipewire_source_destroy(src);
 	check_frames(_metadata, self, "memfd", lines, count);
 	EXPECT_EQ(info.dmabuf, 0);
 	EXPECT_EQ(info.bytes_copied, 0);
+}
+
+/*
+ * A consumer killed mid-stream: the node goes on, waiting, the camera
+ * stopped with no frame held; the next consumer gets the camera's frames
+ * again, and leaves no more fds open than the first; the node destroyed,
+ * none is left of it.  (PipeWire keeps a link's buffers imported until
+ * the next format: the fds between consumers are counted, not zero.)
+ */
+TEST_F_TIMEOUT(pipewire, consumer_killed_the_node_goes_on, 300)
+{
+	struct llmem_pipewire_source_info info;
+	struct llmem_camera_frame f;
+	char lines[FRAMES][160];
+	int count, fds_before = count_open_fds(), fds_between;
+	struct llmem_pipewire_source *src = source_of(_metadata, self->cam);
+
+	ASSERT_NE(src, NULL);
+	stream_to(_metadata, src, "dmabuf", 3, lines, &count, &info);
+	EXPECT_GE(count, 3);
+	EXPECT_EQ(info.state, LLMEM_PIPEWIRE_STREAMING);
+	for (double start = now_s(); now_s() - start < 3;)
+		ASSERT_EQ(llmem_pipewire_source_iterate(src, 100), 0)
+		TH_LOG("%s", llmem_last_error());
+	ASSERT_EQ(llmem_pipewire_source_get_info(src, &info), 0);
+	EXPECT_EQ(info.state, LLMEM_PIPEWIRE_WAITING);
+	/* Stopped: it hands out nothing, and holds nothing. */
+	EXPECT_EQ(llmem_camera_next(self->cam, 0, &f), -EBUSY);
+	fds_between = count_open_fds();
+
+	stream_to(_metadata, src, "dmabuf", 3, lines, &count, &info);
+	EXPECT_GE(count, 3);
+	for (double start = now_s(); now_s() - start < 3;)
+		ASSERT_EQ(llmem_pipewire_source_iterate(src, 100), 0)
+		TH_LOG("%s", llmem_last_error());
+	EXPECT_EQ(count_open_fds(), fds_between);
+
+	stream_to(_metadata, src, "dmabuf", 0, lines, &count, &info);
+	check_frames(_metadata, self, "dmabuf", lines, count);
+	llmem_pipewire_source_destroy(src);
+	EXPECT_EQ(count_open_fds(), fds_before);
 }
 
 TEST_F_TIMEOUT(pipewire, refusals, 120)
