@@ -362,7 +362,7 @@ TEST_F_TIMEOUT(pipewire, consumer_killed_the_node_goes_on, 300)
 	EXPECT_EQ(info.state, LLMEM_PIPEWIRE_STREAMING);
 	for (double start = now_s(); now_s() - start < 3;)
 		ASSERT_EQ(llmem_pipewire_source_iterate(src, 100), 0)
-		TH_LOG("%s", llmem_last_error());
+	TH_LOG("%s", llmem_last_error());
 	ASSERT_EQ(llmem_pipewire_source_get_info(src, &info), 0);
 	EXPECT_EQ(info.state, LLMEM_PIPEWIRE_WAITING);
 	/* Stopped: it hands out nothing, and holds nothing. */
@@ -373,7 +373,7 @@ TEST_F_TIMEOUT(pipewire, consumer_killed_the_node_goes_on, 300)
 	EXPECT_GE(count, 3);
 	for (double start = now_s(); now_s() - start < 3;)
 		ASSERT_EQ(llmem_pipewire_source_iterate(src, 100), 0)
-		TH_LOG("%s", llmem_last_error());
+	TH_LOG("%s", llmem_last_error());
 	EXPECT_EQ(count_open_fds(), fds_between);
 
 	stream_to(_metadata, src, "dmabuf", 0, lines, &count, &info);
