@@ -190,8 +190,20 @@ static void stream_to(struct __test_metadata *_metadata, struct llmem_pipewire_s
 	ASSERT_NE(consumer_path, NULL) TH_LOG("LLMEM_PW_CONSUMER names no pw_consumer");
 	ASSERT_EQ(pipe2(pipefd, O_CLOEXEC | O_NONBLOCK), 0);
 	snprintf(frames, sizeof(frames), "%d", kill_after ? 100000 : FRAMES);
-	consumer = spawn((char *[]){ (char *)consumer_path, CONSUMER, (char *)kind, frames, NULL },
-			 pipefd[1], -1);
+	if (!strcmp(kind, "gst"))
+		/* gst's pipewiresrc, taking DMA-BUFs (its caps' memory:DMABuf):
+		 * it asks 8 buffers unless told fewer. */
+		consumer = spawn((char *[]){ "gst-launch-1.0", "-q", "pipewiresrc", "min-buffers=2",
+					     "autoconnect=false",
+					     "stream-properties=props,node.name=" CONSUMER,
+					     "num-buffers=5", "!",
+					     "video/x-raw(memory:DMABuf),format=YUY2", "!",
+					     "fakesink", NULL },
+				 pipefd[1], -1);
+	else
+		consumer = spawn(
+			(char *[]){ (char *)consumer_path, CONSUMER, (char *)kind, frames, NULL },
+			pipefd[1], -1);
 	close(pipefd[1]);
 	while (consumer > 0 && now_s() - start < 90) {
 		struct llmem_pipewire_source_info now;
@@ -380,6 +392,22 @@ TEST_F_TIMEOUT(pipewire, consumer_killed_the_node_goes_on, 300)
 	check_frames(_metadata, self, "dmabuf", lines, count);
 	llmem_pipewire_source_destroy(src);
 	EXPECT_EQ(count_open_fds(), fds_before);
+}
+
+/* GStreamer's pipewiresrc takes the node's DMA-BUFs and streams. */
+TEST_F_TIMEOUT(pipewire, gst_pipewiresrc_streams_the_dmabufs, 240)
+{
+	struct llmem_pipewire_source_info info;
+	char lines[FRAMES][160];
+	int count;
+	struct llmem_pipewire_source *src = source_of(_metadata, self->cam);
+
+	ASSERT_NE(src, NULL);
+	stream_to(_metadata, src, "gst", 0, lines, &count, &info);
+	EXPECT_EQ(info.dmabuf, 1);
+	EXPECT_EQ(info.state, LLMEM_PIPEWIRE_STREAMING);
+	EXPECT_GE(info.frames_queued, 5);
+	llmem_pipewire_source_destroy(src);
 }
 
 TEST_F_TIMEOUT(pipewire, refusals, 120)
