@@ -23,6 +23,7 @@
 #include "camera.h"
 #include "commands.h"
 #include "display_hold.h"
+#include "stop_signals.h"
 #include "display_source.h"
 #include "display_writeback.h"
 #include "emit.h"
@@ -364,7 +365,8 @@ static int run(const struct cli_command *cmd, int argc, char **argv)
 	if (!ret)
 		ret = stream(&r);
 	ret = display_writeback_close_file(&r.wb, ret);
-	if (!ret && args.hold && r.shown && (sigfd = display_hold_signals()) < 0)
+	/* Before the report: whoever reads it may signal at once. */
+	if (!ret && args.hold && r.shown && (sigfd = stop_signals_fd("llmem display")) < 0)
 		ret = sigfd;
 	if (!ret && (args.json || !args.quiet))
 		print(&r);

@@ -23,6 +23,8 @@ extern const struct cli_command cmd_negotiate;
 /* llmem display: the camera or a decoded stream shown on a KMS device
  * (cmd_display.c; its sources, writeback and hold display_*.c). */
 extern const struct cli_command cmd_display;
+/* llmem pipewire: a camera offered to PipeWire as a node (cmd_pipewire.c). */
+extern const struct cli_command cmd_pipewire;
 
 /* llmem bench NAME: each benchmark against its peer, one file each, its
  * parts beside it (bench_alloc_*.c, bench_transfer_paths.c). */

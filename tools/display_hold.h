@@ -8,14 +8,7 @@
 #ifndef LLMEM_TOOLS_DISPLAY_HOLD_H
 #define LLMEM_TOOLS_DISPLAY_HOLD_H
 
-/*
- * Catches the signals that end the hold, from before the report is
- * printed: whoever reads it may signal at once.  Return: the descriptor
- * display_hold() waits on, or a negative errno after a message.
- */
-int display_hold_signals(void);
-
-/* Until stdin ends or a signal was caught.  Return: 0 or a negative errno. */
+/* Until stdin ends or @sigfd (stop_signals_fd()) is readable.  Return: 0 or a negative errno. */
 int display_hold(int sigfd);
 
 #endif

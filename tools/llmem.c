@@ -21,6 +21,7 @@ const struct cli_command *const cli_commands[] = {
 	&cmd_encode,
 	&cmd_decode,
 	&cmd_display,
+	&cmd_pipewire,
 	&cmd_negotiate,
 	/* `llmem bench NAME`, listed apart by `llmem bench --help`. */
 	&cmd_bench_alloc,

@@ -11,6 +11,7 @@
  * as MemFd; nothing is copied.  The refusals come with their reasons.
  */
 #include <errno.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <poll.h>
@@ -28,6 +29,7 @@
 
 #include <llmem/llmem.h>
 
+#include "../module/llmem_test.h"
 #include "capture.h"
 #include "kselftest_harness.h"
 #include "test_util.h"
@@ -173,10 +175,11 @@ FIXTURE_TEARDOWN(pipewire)
  * and was killed: its lines in @lines (one a frame).  The source's loop
  * turns all the while: pw-link waits for the link, which waits for the
  * source's answers.  @info: the source's info while the consumer streamed.
+ * With @src NULL the node is process @node's, and its end ends the wait.
  */
-static void stream_to(struct __test_metadata *_metadata, struct llmem_pipewire_source *src,
-		      const char *kind, int kill_after, char lines[FRAMES][160], int *count,
-		      struct llmem_pipewire_source_info *info)
+static void stream_to_keep(struct __test_metadata *_metadata, struct llmem_pipewire_source *src,
+			   pid_t node, const char *kind, int kill_after, char lines[FRAMES][160],
+			   int *count, struct llmem_pipewire_source_info *info, pid_t *keep)
 {
 	const char *consumer_path = getenv("LLMEM_PW_CONSUMER");
 	char buf[8192], frames[8];
@@ -209,11 +212,12 @@ static void stream_to(struct __test_metadata *_metadata, struct llmem_pipewire_s
 		struct llmem_pipewire_source_info now;
 		ssize_t n;
 
-		ret = llmem_pipewire_source_iterate(src, 50);
+		/* A source in another process (llmem pipewire) turns its own loop. */
+		ret = src ? llmem_pipewire_source_iterate(src, 50) : usleep(50 * 1000);
 		if (ret)
 			break;
 		/* What it agreed, while the consumer streams. */
-		if (!llmem_pipewire_source_get_info(src, &now) &&
+		if (src && !llmem_pipewire_source_get_info(src, &now) &&
 		    now.state == LLMEM_PIPEWIRE_STREAMING)
 			*info = now;
 		if (link > 0 && waitpid(link, NULL, WNOHANG) == link)
@@ -235,6 +239,13 @@ static void stream_to(struct __test_metadata *_metadata, struct llmem_pipewire_s
 		}
 		if (waitpid(consumer, &status, WNOHANG) == consumer)
 			consumer = 0;
+		if (node > 0) {
+			siginfo_t si = { 0 };
+
+			/* Left for the caller to reap. */
+			if (!waitid(P_PID, node, &si, WEXITED | WNOHANG | WNOWAIT) && si.si_pid)
+				break;
+		}
 	}
 	if (ret)
 		TH_LOG("iterate: %s", llmem_last_error());
@@ -242,6 +253,11 @@ static void stream_to(struct __test_metadata *_metadata, struct llmem_pipewire_s
 	       ", error '%s'",
 	       info->state, info->dmabuf, info->buffers, info->frames_queued, info->frames_dropped,
 	       info->error);
+	if (consumer > 0 && keep) {
+		*keep = consumer;
+		consumer = 0;
+		status = 0;
+	}
 	if (consumer > 0) {
 		kill(consumer, SIGKILL);
 		waitpid(consumer, &status, 0);
@@ -271,6 +287,13 @@ static void stream_to(struct __test_metadata *_metadata, struct llmem_pipewire_s
 	}
 }
 
+static void stream_to(struct __test_metadata *_metadata, struct llmem_pipewire_source *src,
+		      pid_t node, const char *kind, int kill_after, char lines[FRAMES][160],
+		      int *count, struct llmem_pipewire_source_info *info)
+{
+	stream_to_keep(_metadata, src, node, kind, kill_after, lines, count, info, NULL);
+}
+
 static struct llmem_pipewire_source *source_of(struct __test_metadata *_metadata,
 					       struct llmem_camera *cam)
 {
@@ -282,8 +305,9 @@ static struct llmem_pipewire_source *source_of(struct __test_metadata *_metadata
 	return src;
 }
 
+/* With @own_files, each frame in one of the fixture camera's files. */
 static void check_frames(struct __test_metadata *_metadata, FIXTURE_DATA(pipewire) * self,
-			 const char *kind, char lines[FRAMES][160], int count)
+			 const char *kind, char lines[FRAMES][160], int count, bool own_files)
 {
 	int64_t last_seq = -1;
 
@@ -308,7 +332,8 @@ static void check_frames(struct __test_metadata *_metadata, FIXTURE_DATA(pipewir
 		EXPECT_STREQ(type, kind);
 		for (int b = 0; b < NBUFS; b++)
 			known |= self->inodes[b] == inode;
-		EXPECT_TRUE(known) TH_LOG("frame %d in inode %lu, none of the camera's", i, inode);
+		EXPECT_TRUE(known || !own_files)
+		TH_LOG("frame %d in inode %lu, none of the camera's", i, inode);
 		EXPECT_STREQ(exp, "llmem");
 		EXPECT_EQ(offset, 0);
 		EXPECT_EQ(stride, WIDTH * 2);
@@ -326,9 +351,9 @@ TEST_F_TIMEOUT(pipewire, dmabuf_consumer_gets_the_cameras_files, 240)
 	struct llmem_pipewire_source *src = source_of(_metadata, self->cam);
 
 	ASSERT_NE(src, NULL);
-	stream_to(_metadata, src, "dmabuf", 0, lines, &count, &info);
+	stream_to(_metadata, src, 0, "dmabuf", 0, lines, &count, &info);
 	llmem_pipewire_source_destroy(src);
-	check_frames(_metadata, self, "dmabuf", lines, count);
+	check_frames(_metadata, self, "dmabuf", lines, count, true);
 	EXPECT_EQ(info.dmabuf, 1);
 	EXPECT_EQ(info.state, LLMEM_PIPEWIRE_STREAMING);
 	EXPECT_EQ(info.buffers, NBUFS);
@@ -346,9 +371,9 @@ TEST_F_TIMEOUT(pipewire, memfd_consumer_gets_the_same_files, 240)
 	struct llmem_pipewire_source *src = source_of(_metadata, self->cam);
 
 	ASSERT_NE(src, NULL);
-	stream_to(_metadata, src, "memfd", 0, lines, &count, &info);
+	stream_to(_metadata, src, 0, "memfd", 0, lines, &count, &info);
 	llmem_pipewire_source_destroy(src);
-	check_frames(_metadata, self, "memfd", lines, count);
+	check_frames(_metadata, self, "memfd", lines, count, true);
 	EXPECT_EQ(info.dmabuf, 0);
 	EXPECT_EQ(info.bytes_copied, 0);
 }
@@ -369,7 +394,7 @@ TEST_F_TIMEOUT(pipewire, consumer_killed_the_node_goes_on, 300)
 	struct llmem_pipewire_source *src = source_of(_metadata, self->cam);
 
 	ASSERT_NE(src, NULL);
-	stream_to(_metadata, src, "dmabuf", 3, lines, &count, &info);
+	stream_to(_metadata, src, 0, "dmabuf", 3, lines, &count, &info);
 	EXPECT_GE(count, 3);
 	EXPECT_EQ(info.state, LLMEM_PIPEWIRE_STREAMING);
 	for (double start = now_s(); now_s() - start < 3;)
@@ -381,15 +406,15 @@ TEST_F_TIMEOUT(pipewire, consumer_killed_the_node_goes_on, 300)
 	EXPECT_EQ(llmem_camera_next(self->cam, 0, &f), -EBUSY);
 	fds_between = count_open_fds();
 
-	stream_to(_metadata, src, "dmabuf", 3, lines, &count, &info);
+	stream_to(_metadata, src, 0, "dmabuf", 3, lines, &count, &info);
 	EXPECT_GE(count, 3);
 	for (double start = now_s(); now_s() - start < 3;)
 		ASSERT_EQ(llmem_pipewire_source_iterate(src, 100), 0)
 	TH_LOG("%s", llmem_last_error());
 	EXPECT_EQ(count_open_fds(), fds_between);
 
-	stream_to(_metadata, src, "dmabuf", 0, lines, &count, &info);
-	check_frames(_metadata, self, "dmabuf", lines, count);
+	stream_to(_metadata, src, 0, "dmabuf", 0, lines, &count, &info);
+	check_frames(_metadata, self, "dmabuf", lines, count, true);
 	llmem_pipewire_source_destroy(src);
 	EXPECT_EQ(count_open_fds(), fds_before);
 }
@@ -403,11 +428,161 @@ TEST_F_TIMEOUT(pipewire, gst_pipewiresrc_streams_the_dmabufs, 240)
 	struct llmem_pipewire_source *src = source_of(_metadata, self->cam);
 
 	ASSERT_NE(src, NULL);
-	stream_to(_metadata, src, "gst", 0, lines, &count, &info);
+	stream_to(_metadata, src, 0, "gst", 0, lines, &count, &info);
 	EXPECT_EQ(info.dmabuf, 1);
 	EXPECT_EQ(info.state, LLMEM_PIPEWIRE_STREAMING);
 	EXPECT_GE(info.frames_queued, 5);
 	llmem_pipewire_source_destroy(src);
+}
+
+/* The camera's device and the node's JSON: llmem pipewire's output,
+ * NUL-terminated, in @out.  Its pid, or -1. */
+static pid_t spawn_cli(FIXTURE_DATA(pipewire) * self, const char *frames, int *out)
+{
+	const char *tool = getenv("LLMEM_TOOL");
+	int pipefd[2];
+	pid_t pid;
+
+	if (!tool || pipe2(pipefd, O_CLOEXEC))
+		return -1;
+	pid = spawn((char *[]){ (char *)tool, "pipewire", "--device", (char *)self->ci.device,
+				"--input", "0", "--size", "640x480", "--backend", "llmem-dmabuf",
+				"--name", NODE, "--frames", (char *)frames, "--json", NULL },
+		    pipefd[1], -1);
+	close(pipefd[1]);
+	*out = pipefd[0];
+	return pid;
+}
+
+static void read_all(int fd, char *buf, size_t size)
+{
+	size_t have = 0;
+
+	for (ssize_t n; have < size - 1 && (n = read(fd, buf + have, size - 1 - have)) > 0;)
+		have += (size_t)n;
+	buf[have] = 0;
+	close(fd);
+}
+
+/* The number after @key in @json, or -1. */
+static int64_t json_number(const char *json, const char *key)
+{
+	char quoted[64];
+	const char *at;
+
+	snprintf(quoted, sizeof(quoted), "\"%s\": ", key);
+	at = strstr(json, quoted);
+	return at ? strtoll(at + strlen(quoted), NULL, 10) : -1;
+}
+
+/*
+ * `llmem pipewire`: its node streams vivid's picture to a consumer, as
+ * DMA-BUFs, with nothing copied, until SIGINT; then it says what went and
+ * exits 0.  With --frames, it ends by itself after that many.
+ */
+TEST_F_TIMEOUT(pipewire, cli_offers_the_camera, 240)
+{
+	struct llmem_pipewire_source_info info;
+	char lines[FRAMES][160], json[4096];
+	int count, out, status;
+	pid_t cli;
+
+	/* The device is the command's now. */
+	llmem_camera_close(self->cam);
+	self->cam = NULL;
+	ASSERT_NE(getenv("LLMEM_TOOL"), NULL) TH_LOG("LLMEM_TOOL names no llmem");
+	cli = spawn_cli(self, "4294967295", &out);
+	ASSERT_GT(cli, 0);
+	stream_to(_metadata, NULL, cli, "dmabuf", 0, lines, &count, &info);
+	kill(cli, SIGINT);
+	read_all(out, json, sizeof(json));
+	ASSERT_EQ(waitpid(cli, &status, 0), cli);
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+	TH_LOG("llmem pipewire: status 0x%x, %s", status, json);
+	check_frames(_metadata, self, "dmabuf", lines, count, false);
+	EXPECT_NE(strstr(json, "\"data_type\": \"DmaBuf\""), NULL) TH_LOG("%s", json);
+	EXPECT_NE(strstr(json, "\"signalled\": true"), NULL) TH_LOG("%s", json);
+	EXPECT_NE(strstr(json, "\"backend\": \"llmem-dmabuf\""), NULL) TH_LOG("%s", json);
+	EXPECT_EQ(json_number(json, "consumers"), 1);
+	EXPECT_EQ(json_number(json, "modifier"), 0);
+	EXPECT_EQ(json_number(json, "bytes_copied"), 0);
+	EXPECT_GE(json_number(json, "frames_queued"), FRAMES);
+	EXPECT_EQ(json_number(json, "width"), WIDTH);
+
+	cli = spawn_cli(self, "3", &out);
+	ASSERT_GT(cli, 0);
+	/* Until the command ends: the consumer is killed then. */
+	stream_to(_metadata, NULL, cli, "dmabuf", FRAMES, lines, &count, &info);
+	EXPECT_GE(count, 1);
+	read_all(out, json, sizeof(json));
+	ASSERT_EQ(waitpid(cli, &status, 0), cli);
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+	TH_LOG("llmem pipewire --frames 3: status 0x%x, %s", status, json);
+	EXPECT_EQ(json_number(json, "frames_queued"), 3) TH_LOG("%s", json);
+	EXPECT_NE(strstr(json, "\"signalled\": false"), NULL) TH_LOG("%s", json);
+}
+
+/* @pid's fds that are DMA-BUFs. */
+static int dmabuf_fds(pid_t pid)
+{
+	char dir[64], path[320], target[64];
+	struct dirent *d;
+	int n = 0;
+	DIR *fds;
+
+	snprintf(dir, sizeof(dir), "/proc/%d/fd", (int)pid);
+	fds = opendir(dir);
+	if (!fds)
+		return -1;
+	while ((d = readdir(fds))) {
+		ssize_t len;
+
+		snprintf(path, sizeof(path), "%s/%s", dir, d->d_name);
+		len = readlink(path, target, sizeof(target) - 1);
+		if (len > 0) {
+			target[len] = 0;
+			n += !strcmp(target, "anon_inode:dmabuf") ||
+			     !strncmp(target, "/dmabuf:", 8);
+		}
+	}
+	closedir(fds);
+	return n;
+}
+
+/*
+ * The producer killed mid-stream (llmem pipewire, SIGKILL): the consumer
+ * goes on running, lets go of every DMA-BUF of the node's, and llmem.ko's
+ * pages are all freed.
+ */
+TEST_F_TIMEOUT(pipewire, producer_killed_the_consumer_goes_on, 240)
+{
+	struct llmem_pipewire_source_info info;
+	char lines[FRAMES][160], json[64];
+	int count, out, held = -1, status;
+	pid_t cli, consumer = 0;
+	long before;
+
+	llmem_camera_close(self->cam);
+	self->cam = NULL;
+	before = llmem_live_pages();
+	ASSERT_GE(before, 0) TH_LOG("llmem.ko's debugfs counter");
+	cli = spawn_cli(self, "4294967295", &out);
+	ASSERT_GT(cli, 0);
+	stream_to_keep(_metadata, NULL, cli, "dmabuf", 3, lines, &count, &info, &consumer);
+	ASSERT_GE(count, 3);
+	ASSERT_GT(consumer, 0);
+	EXPECT_GT(dmabuf_fds(consumer), 0);
+	kill(cli, SIGKILL);
+	ASSERT_EQ(waitpid(cli, &status, 0), cli);
+	read_all(out, json, sizeof(json));
+	for (int i = 0; i < 100 && (held = dmabuf_fds(consumer)) != 0; i++)
+		usleep(100 * 1000);
+	EXPECT_EQ(held, 0) TH_LOG("the consumer holds %d of the dead node's DMA-BUFs", held);
+	EXPECT_EQ(waitpid(consumer, &status, WNOHANG), 0)
+	TH_LOG("the consumer ended: 0x%x", status);
+	EXPECT_EQ(llmem_live_pages_back_to(before), before) TH_LOG("llmem.ko pages still live");
+	kill(consumer, SIGKILL);
+	waitpid(consumer, NULL, 0);
 }
 
 TEST_F_TIMEOUT(pipewire, refusals, 120)
