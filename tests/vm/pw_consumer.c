@@ -4,15 +4,8 @@
  * stream named NAME, takes DMA-BUFs (dmabuf: YUY2 with the linear modifier
  * left open, MANDATORY and DONT_FIXATE, as compositors and OBS ask) or
  * shared memory only (memfd: no modifier, as browsers' libwebrtc asks),
- * and for each of FRAMES buffers prints one line:
- *
- *   frame TYPE INODE EXPORTER OFFSET STRIDE SIZE CHECKSUM SEQ
- *
- * TYPE is "dmabuf" or "memfd" as the buffer came, INODE the fd's inode (a
- * DMA-BUF's file is one inode however many fds point at it), EXPORTER the
- * exp_name of its fdinfo ("-" for none), CHECKSUM the FNV-1a of the
- * picture's rows as mapped, SEQ the producer's frame counter (its header
- * meta; -1 without one).  Exits 0 after FRAMES, 2 on a PipeWire error,
+ * and for each of FRAMES buffers prints frame_line.h's line, TYPE "dmabuf"
+ * or "memfd" as the buffer came, SEQ from its header meta.  Exits 0 after FRAMES, 2 on a PipeWire error,
  * 3 when the format agreed has no modifier though dmabuf was asked.
  * Linking is the caller's (pw-link): with no session manager nothing links.
  *
@@ -24,13 +17,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 
 #include <drm_fourcc.h>
 #include <pipewire/pipewire.h>
 #include <spa/buffer/meta.h>
 #include <spa/param/video/format-utils.h>
 #include <spa/pod/builder.h>
+
+#include "frame_line.h"
 
 struct consumer {
 	struct pw_main_loop *loop;
@@ -113,48 +107,19 @@ static void on_param_changed(void *data, uint32_t id, const struct spa_pod *para
 	pw_stream_update_params(c->stream, params, 2);
 }
 
-static const char *exporter(int fd, char *name, size_t size)
-{
-	char path[64], line[256];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	snprintf(name, size, "-");
-	f = fopen(path, "re");
-	if (!f)
-		return name;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "exp_name: %63s", name) == 1)
-			break;
-	fclose(f);
-	return name;
-}
-
-static uint64_t checksum(const uint8_t *p, uint32_t stride, uint32_t row, uint32_t rows)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	for (uint32_t y = 0; y < rows; y++)
-		for (uint32_t x = 0; x < row; x++)
-			h = (h ^ p[(size_t)y * stride + x]) * 0x100000001b3ull;
-	return h;
-}
-
 static void on_process(void *data)
 {
 	struct consumer *c = data;
 	struct pw_buffer *pwb = pw_stream_dequeue_buffer(c->stream);
 	struct spa_data *d;
-	struct stat st;
 	struct spa_meta_header *h;
-	char name[64];
 	void *map;
 
 	if (!pwb)
 		return;
 	d = &pwb->buffer->datas[0];
 	h = spa_buffer_find_meta_data(pwb->buffer, SPA_META_Header, sizeof(*h));
-	if (fstat((int)d->fd, &st) || !d->chunk->size || d->chunk->stride <= 0 ||
+	if (!d->chunk->size || d->chunk->stride <= 0 ||
 	    (uint64_t)d->chunk->offset + (uint64_t)d->chunk->stride * (c->height - 1) +
 			    c->width * 2 >
 		    d->maxsize) {
@@ -171,16 +136,16 @@ static void on_process(void *data)
 		pw_main_loop_quit(c->loop);
 		return;
 	}
-	printf("frame %s %lu %s %u %d %u %016" PRIx64 " %" PRId64 "\n",
-	       d->type == SPA_DATA_DmaBuf  ? "dmabuf"
-	       : d->type == SPA_DATA_MemFd ? "memfd"
-					   : "other",
-	       (unsigned long)st.st_ino, exporter((int)d->fd, name, sizeof(name)), d->chunk->offset,
-	       d->chunk->stride, d->chunk->size,
-	       checksum((const uint8_t *)map + d->mapoffset + d->chunk->offset,
-			(uint32_t)d->chunk->stride, c->width * 2, c->height),
-	       h ? (int64_t)h->seq : -1);
-	fflush(stdout);
+	if (frame_line_print(d->type == SPA_DATA_DmaBuf	 ? "dmabuf"
+			     : d->type == SPA_DATA_MemFd ? "memfd"
+							 : "other",
+			     (int)d->fd, d->chunk->offset, d->chunk->stride, d->chunk->size,
+			     (const uint8_t *)map + d->mapoffset + d->chunk->offset, c->width * 2,
+			     c->height, h ? (int64_t)h->seq : -1)) {
+		fprintf(stderr, "pw_consumer: buffer fd %" PRId64 ": %s\n", d->fd, strerror(errno));
+		c->status = 2;
+		pw_main_loop_quit(c->loop);
+	}
 	munmap(map, d->maxsize + d->mapoffset);
 	pw_stream_queue_buffer(c->stream, pwb);
 	if (++c->seen == c->frames)
