@@ -182,11 +182,13 @@ static int open_source(struct run *r)
 	return 0;
 }
 
-/* A consumer came or went: said on stderr, and counted. */
+/* A consumer came, went or could not link: said on stderr, and counted. */
 static void note_state(struct run *r, const struct llmem_pipewire_source_info *was)
 {
 	const struct llmem_pipewire_source_info *i = &r->info;
 
+	if (i->links_failed != was->links_failed && !args.quiet)
+		fprintf(stderr, COMMAND ": a consumer could not link: %s\n", i->link_error);
 	if (i->state == was->state)
 		return;
 	if (i->state == LLMEM_PIPEWIRE_STREAMING) {
@@ -273,6 +275,7 @@ static void print(const struct run *r)
 		emit_null(&e, "data_type");
 		emit_null(&e, "modifier");
 	}
+	emit_uint(&e, "links_failed", i->links_failed);
 	emit_uint(&e, "frames_queued", i->frames_queued);
 	emit_uint(&e, "frames_dropped", i->frames_dropped);
 	emit_uint(&e, "bytes_copied", i->bytes_copied);

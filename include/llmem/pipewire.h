@@ -82,7 +82,14 @@ enum llmem_pipewire_state {
  * @frames_dropped: frames the camera wrote that went back to it unsent:
  *	while no consumer was streaming, or a newer frame waited already.
  * @bytes_copied: bytes the CPU copied: 0.
+ * @links_failed: links to consumers that failed their negotiation: no
+ *	format in common (a modifier, pixel format or size the camera's
+ *	frames are not).  PipeWire tells neither stream, only whoever
+ *	watches the link: the source does, and the node goes on waiting.
+ * @failed_consumer: the node id of the last such consumer; UINT32_MAX
+ *	for none.
  * @error: why the stream failed, with @state LLMEM_PIPEWIRE_FAILED.
+ * @link_error: why the last link failed, naming it and its consumer.
  */
 struct llmem_pipewire_source_info {
 	uint32_t node_id;
@@ -93,7 +100,10 @@ struct llmem_pipewire_source_info {
 	uint64_t frames_queued;
 	uint64_t frames_dropped;
 	uint64_t bytes_copied;
+	uint32_t links_failed;
+	uint32_t failed_consumer;
 	char error[128];
+	char link_error[128];
 };
 
 /**

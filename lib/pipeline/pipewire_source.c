@@ -32,6 +32,7 @@
 
 #include "base/error.h"
 #include "base/export.h"
+#include "pipewire_links.h"
 
 #define DEFAULT_NAME "llmem-camera"
 /* Room for the three formats and the buffer parameters of one answer. */
@@ -48,6 +49,7 @@ struct llmem_pipewire_source {
 	struct spa_hook core_listener;
 	struct pw_stream *stream;
 	struct spa_hook stream_listener;
+	struct pipewire_links links;
 	/* The camera's fd on the loop while the camera streams, waited on
 	 * unless every frame the camera may hand out is held. */
 	struct spa_source *camera_source;
@@ -564,6 +566,9 @@ static int connect_node(struct llmem_pipewire_source *s,
 				   strerror(err));
 	}
 	pw_core_add_listener(s->core, &s->core_listener, &core_events, s);
+	ret = pipewire_links_watch(&s->links, s->core, &s->info.node_id);
+	if (ret)
+		return ret;
 	props = pw_properties_new(PW_KEY_MEDIA_TYPE, "Video", PW_KEY_MEDIA_CATEGORY, "Capture",
 				  PW_KEY_MEDIA_CLASS, "Video/Source", PW_KEY_MEDIA_ROLE, "Camera",
 				  PW_KEY_NODE_NAME, name, PW_KEY_NODE_DESCRIPTION,
@@ -621,6 +626,7 @@ LLMEM_PUBLIC void llmem_pipewire_source_destroy(struct llmem_pipewire_source *s)
 		stop_camera(s);
 		pw_stream_destroy(s->stream);
 	}
+	pipewire_links_unwatch(&s->links);
 	if (s->core) {
 		spa_hook_remove(&s->core_listener);
 		pw_core_disconnect(s->core);
@@ -671,5 +677,8 @@ LLMEM_PUBLIC int llmem_pipewire_source_get_info(const struct llmem_pipewire_sour
 	if (!s || !info)
 		return llmem_error(-EINVAL, "pipewire: NULL %s", s ? "info" : "source");
 	*info = s->info;
+	info->links_failed = s->links.failed;
+	info->failed_consumer = s->links.failed ? s->links.failed_consumer : UINT32_MAX;
+	snprintf(info->link_error, sizeof(info->link_error), "%s", s->links.error);
 	return 0;
 }

@@ -426,6 +426,65 @@ TEST_F_TIMEOUT(pipewire, gst_pipewiresrc_gets_the_cameras_files, 240)
 	EXPECT_EQ(info.bytes_copied, 0);
 }
 
+/*
+ * A consumer of tiled DMA-BUFs only: the link finds no format in common and
+ * fails.  The source says so, naming the link and the consumer's node
+ * (PipeWire tells neither stream); the node goes on waiting, the camera
+ * stopped; the consumer gets no frame and goes on running.
+ */
+TEST_F_TIMEOUT(pipewire, no_common_modifier_is_told, 120)
+{
+	struct llmem_pipewire_source_info info = { 0 };
+	const char *consumer_path = getenv("LLMEM_PW_CONSUMER");
+	struct llmem_pipewire_source *src = source_of(_metadata, self->cam);
+	double start = now_s(), last_link = 0;
+	struct llmem_camera_frame f;
+	pid_t consumer, link = 0;
+	int out[2], status = 0;
+	char c, node[32];
+
+	ASSERT_NE(src, NULL);
+	ASSERT_NE(consumer_path, NULL);
+	ASSERT_EQ(pipe2(out, O_CLOEXEC | O_NONBLOCK), 0);
+	consumer = spawn((char *[]){ (char *)consumer_path, CONSUMER, "tiled", "1", NULL }, out[1],
+			 -1);
+	close(out[1]);
+	ASSERT_GT(consumer, 0);
+	while (now_s() - start < 60 && !info.links_failed) {
+		ASSERT_EQ(llmem_pipewire_source_iterate(src, 50), 0)
+		TH_LOG("%s", llmem_last_error());
+		ASSERT_EQ(llmem_pipewire_source_get_info(src, &info), 0);
+		if (link > 0 && waitpid(link, NULL, WNOHANG) == link)
+			link = 0;
+		if (!link && now_s() - last_link > 2) {
+			link = spawn((char *[]){ "pw-link", NODE, CONSUMER, NULL }, -1, -1);
+			last_link = now_s();
+		}
+	}
+	if (link > 0) {
+		kill(link, SIGKILL);
+		waitpid(link, NULL, 0);
+	}
+	TH_LOG("link error: %s", info.link_error);
+	EXPECT_GE(info.links_failed, 1);
+	EXPECT_NE(info.failed_consumer, UINT32_MAX);
+	EXPECT_NE(info.failed_consumer, info.node_id);
+	snprintf(node, sizeof(node), "to node %u: ", info.failed_consumer);
+	EXPECT_NE(strstr(info.link_error, node), NULL);
+	EXPECT_TRUE(strstr(info.link_error, "no more input formats") ||
+		    strstr(info.link_error, "before a format was agreed"));
+	EXPECT_EQ(info.state, LLMEM_PIPEWIRE_WAITING);
+	EXPECT_EQ(info.frames_queued, 0);
+	EXPECT_EQ(llmem_camera_next(self->cam, 0, &f), -EBUSY);
+	EXPECT_EQ(read(out[0], &c, 1), -1) TH_LOG("the consumer got a frame");
+	EXPECT_EQ(waitpid(consumer, &status, WNOHANG), 0)
+	TH_LOG("the consumer ended: 0x%x", status);
+	kill(consumer, SIGKILL);
+	waitpid(consumer, NULL, 0);
+	close(out[0]);
+	llmem_pipewire_source_destroy(src);
+}
+
 /* The camera's device and the node's JSON: llmem pipewire's output,
  * NUL-terminated, in @out.  Its pid, or -1. */
 static pid_t spawn_cli(FIXTURE_DATA(pipewire) * self, const char *frames, int *out)

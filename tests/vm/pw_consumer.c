@@ -2,14 +2,17 @@
 /*
  * A PipeWire video consumer for the PipeWire checks: connects an input
  * stream named NAME, takes DMA-BUFs (dmabuf: YUY2 with the linear modifier
- * left open, MANDATORY and DONT_FIXATE, as compositors and OBS ask) or
- * shared memory only (memfd: no modifier, as browsers' libwebrtc asks),
- * and for each of FRAMES buffers prints frame_line.h's line, TYPE "dmabuf"
- * or "memfd" as the buffer came, SEQ from its header meta.  Exits 0 after FRAMES, 2 on a PipeWire error,
- * 3 when the format agreed has no modifier though dmabuf was asked.
- * Linking is the caller's (pw-link): with no session manager nothing links.
+ * left open, MANDATORY and DONT_FIXATE, as compositors and OBS ask), shared
+ * memory only (memfd: no modifier, as browsers' libwebrtc asks) or
+ * DMA-BUFs of a tiled layout only (tiled: Intel's X-tiling, which no camera
+ * writes: nothing in common with a linear producer), and for each of FRAMES
+ * buffers prints frame_line.h's line, TYPE "dmabuf" or "memfd" as the buffer
+ * came, SEQ from its header meta.  Exits 0 after FRAMES, 2 on a PipeWire
+ * error, 3 when the format agreed has no modifier though DMA-BUFs were
+ * asked.  Linking is the caller's (pw-link): with no session manager
+ * nothing links.
  *
- * usage: pw_consumer NAME dmabuf|memfd FRAMES
+ * usage: pw_consumer NAME dmabuf|memfd|tiled FRAMES
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -36,7 +39,8 @@ struct consumer {
 	uint32_t width, height;
 };
 
-static const struct spa_pod *format(struct spa_pod_builder *b, int with_modifier)
+/* @modifier: DRM_FORMAT_MOD_INVALID for none (shared memory). */
+static const struct spa_pod *format(struct spa_pod_builder *b, uint64_t modifier)
 {
 	struct spa_pod_frame object, choice;
 
@@ -44,12 +48,12 @@ static const struct spa_pod *format(struct spa_pod_builder *b, int with_modifier
 	spa_pod_builder_add(b, SPA_FORMAT_mediaType, SPA_POD_Id(SPA_MEDIA_TYPE_video),
 			    SPA_FORMAT_mediaSubtype, SPA_POD_Id(SPA_MEDIA_SUBTYPE_raw),
 			    SPA_FORMAT_VIDEO_format, SPA_POD_Id(SPA_VIDEO_FORMAT_YUY2), 0);
-	if (with_modifier) {
+	if (modifier != DRM_FORMAT_MOD_INVALID) {
 		spa_pod_builder_prop(b, SPA_FORMAT_VIDEO_modifier,
 				     SPA_POD_PROP_FLAG_MANDATORY | SPA_POD_PROP_FLAG_DONT_FIXATE);
 		spa_pod_builder_push_choice(b, &choice, SPA_CHOICE_Enum, 0);
-		spa_pod_builder_long(b, DRM_FORMAT_MOD_LINEAR);
-		spa_pod_builder_long(b, DRM_FORMAT_MOD_LINEAR);
+		spa_pod_builder_long(b, (int64_t)modifier);
+		spa_pod_builder_long(b, (int64_t)modifier);
 		spa_pod_builder_pop(b, &choice);
 	}
 	spa_pod_builder_add(b, SPA_FORMAT_VIDEO_size,
@@ -184,11 +188,12 @@ int main(int argc, char **argv)
 	const struct spa_pod *params[2];
 	uint32_t n = 0;
 
-	if (argc != 4 || (strcmp(argv[2], "dmabuf") && strcmp(argv[2], "memfd"))) {
-		fprintf(stderr, "usage: pw_consumer NAME dmabuf|memfd FRAMES\n");
+	if (argc != 4 ||
+	    (strcmp(argv[2], "dmabuf") && strcmp(argv[2], "memfd") && strcmp(argv[2], "tiled"))) {
+		fprintf(stderr, "usage: pw_consumer NAME dmabuf|memfd|tiled FRAMES\n");
 		return 64;
 	}
-	c.dmabuf = !strcmp(argv[2], "dmabuf");
+	c.dmabuf = strcmp(argv[2], "memfd") != 0;
 	c.frames = atoi(argv[3]);
 	if (c.frames <= 0) {
 		fprintf(stderr, "pw_consumer: FRAMES %s: want a count above 0\n", argv[3]);
@@ -209,10 +214,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "pw_consumer: pw_stream_new_simple failed\n");
 		return 2;
 	}
-	if (c.dmabuf)
-		params[n++] = format(&b, 1);
-	else
-		params[n++] = format(&b, 0);
+	params[n++] = format(&b, !strcmp(argv[2], "tiled")    ? I915_FORMAT_MOD_X_TILED
+				 : !strcmp(argv[2], "dmabuf") ? DRM_FORMAT_MOD_LINEAR
+							      : DRM_FORMAT_MOD_INVALID);
 	if (pw_stream_connect(c.stream, PW_DIRECTION_INPUT, PW_ID_ANY, 0, params, n) < 0) {
 		fprintf(stderr, "pw_consumer: pw_stream_connect failed\n");
 		return 2;
