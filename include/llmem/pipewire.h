@@ -15,9 +15,9 @@
  * (YUY2, NV12, RGB or BGR in PipeWire's names), linear.
  *
  * Formats are offered as PipeWire's DMA-BUF procedure has them: first with
- * the modifier (DRM_FORMAT_MOD_LINEAR, flagged MANDATORY and DONT_FIXATE,
- * and fixated when the consumer leaves it open), which a consumer that
- * takes DMA-BUFs matches, its buffers SPA_DATA_DmaBuf; then without one,
+ * the modifier (DRM_FORMAT_MOD_LINEAR, flagged MANDATORY; fixed, the one
+ * modifier needing no fixation round), which a consumer that takes
+ * DMA-BUFs matches, its buffers SPA_DATA_DmaBuf; then without one,
  * for consumers that take shared memory only (browsers' libwebrtc, OBS's
  * camera source), whose buffers are the same fds labelled SPA_DATA_MemFd,
  * mapped by the consumer (llmem.ko's DMA-BUFs map; the mapping reads

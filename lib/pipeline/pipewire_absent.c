@@ -4,6 +4,7 @@
  * made, so the calls on one are never reached but for their NULL checks.
  */
 #include <errno.h>
+#include <stddef.h>
 
 #include <llmem/pipewire.h>
 

@@ -6,9 +6,8 @@
  * is run (pw_stream_trigger_process()); PipeWire hands a buffer back
  * (dequeued again) on the cycle after the one that carried it, and its
  * frame goes back to the camera then.  The formats go as PipeWire's DMA-BUF
- * procedure has them: with a modifier for DMA-BUF consumers, fixated when
- * the consumer leaves it open, and without one for consumers of shared
- * memory, which get the same fds as MemFd.
+ * procedure has them: with the modifier for DMA-BUF consumers, and without
+ * one for consumers of shared memory, which get the same fds as MemFd.
  *
  * The source's loop stays entered from creation to destruction: 0.3's
  * context runs a data thread, whose calls into a loop not entered would
@@ -35,7 +34,7 @@
 #include "pipewire_links.h"
 
 #define DEFAULT_NAME "llmem-camera"
-/* Room for the three formats and the buffer parameters of one answer. */
+/* Room for the two formats, or the buffer parameters of one answer. */
 #define POD_BYTES 4096
 
 struct llmem_pipewire_source {
@@ -102,33 +101,26 @@ static void camera_failed(struct llmem_pipewire_source *s, int err)
 }
 
 /*
- * One EnumFormat: the camera's format and size, with @modifiers (the
- * first repeated as the choice's default) flagged MANDATORY, and
- * DONT_FIXATE while @open, or with no modifier at all for @num_modifiers 0.
+ * One EnumFormat: the camera's format and size, with @modifier flagged
+ * MANDATORY (a consumer of DMA-BUFs must name it), or with no modifier for
+ * DRM_FORMAT_MOD_INVALID (shared memory).  The one modifier is fixed from
+ * the start: PipeWire's fixation round (DONT_FIXATE, then the producer's
+ * pick) is for a producer choosing among several, and a consumer that takes
+ * the first format it is given as final (gst's pipewiresrc on GStreamer
+ * 1.22) fails on the open one when it comes before the fixed one.
  */
 static const struct spa_pod *format_pod(struct llmem_pipewire_source *s, struct spa_pod_builder *b,
-					const uint64_t *modifiers, uint32_t num_modifiers,
-					bool open)
+					uint64_t modifier)
 {
-	struct spa_pod_frame object, choice;
+	struct spa_pod_frame object;
 
 	spa_pod_builder_push_object(b, &object, SPA_TYPE_OBJECT_Format, SPA_PARAM_EnumFormat);
 	spa_pod_builder_add(b, SPA_FORMAT_mediaType, SPA_POD_Id(SPA_MEDIA_TYPE_video),
 			    SPA_FORMAT_mediaSubtype, SPA_POD_Id(SPA_MEDIA_SUBTYPE_raw),
 			    SPA_FORMAT_VIDEO_format, SPA_POD_Id(s->spa_format), 0);
-	if (num_modifiers) {
-		spa_pod_builder_prop(b, SPA_FORMAT_VIDEO_modifier,
-				     SPA_POD_PROP_FLAG_MANDATORY |
-					     (open ? SPA_POD_PROP_FLAG_DONT_FIXATE : 0));
-		if (open) {
-			spa_pod_builder_push_choice(b, &choice, SPA_CHOICE_Enum, 0);
-			spa_pod_builder_long(b, (int64_t)modifiers[0]);
-			for (uint32_t i = 0; i < num_modifiers; i++)
-				spa_pod_builder_long(b, (int64_t)modifiers[i]);
-			spa_pod_builder_pop(b, &choice);
-		} else {
-			spa_pod_builder_long(b, (int64_t)modifiers[0]);
-		}
+	if (modifier != DRM_FORMAT_MOD_INVALID) {
+		spa_pod_builder_prop(b, SPA_FORMAT_VIDEO_modifier, SPA_POD_PROP_FLAG_MANDATORY);
+		spa_pod_builder_long(b, (int64_t)modifier);
 	}
 	spa_pod_builder_add(
 		b, SPA_FORMAT_VIDEO_size,
@@ -137,19 +129,14 @@ static const struct spa_pod *format_pod(struct llmem_pipewire_source *s, struct 
 	return spa_pod_builder_pop(b, &object);
 }
 
-/* The formats offered: DMA-BUF with the modifier, fixated to @fixed when
- * given, then shared memory. */
+/* The formats offered: DMA-BUF, linear (all a camera writes), then shared
+ * memory. */
 static uint32_t format_pods(struct llmem_pipewire_source *s, struct spa_pod_builder *b,
-			    const uint64_t *fixed, const struct spa_pod **pods)
+			    const struct spa_pod **pods)
 {
-	static const uint64_t linear = DRM_FORMAT_MOD_LINEAR;
-	uint32_t n = 0;
-
-	if (fixed)
-		pods[n++] = format_pod(s, b, fixed, 1, false);
-	pods[n++] = format_pod(s, b, &linear, 1, true);
-	pods[n++] = format_pod(s, b, NULL, 0, false);
-	return n;
+	pods[0] = format_pod(s, b, DRM_FORMAT_MOD_LINEAR);
+	pods[1] = format_pod(s, b, DRM_FORMAT_MOD_INVALID);
+	return 2;
 }
 
 static uint32_t plane_size(const struct llmem_frame_layout *l, uint32_t p)
@@ -186,9 +173,6 @@ static void agree_buffers(struct llmem_pipewire_source *s, bool dmabuf)
 static void on_param_changed(void *data, uint32_t id, const struct spa_pod *param)
 {
 	struct llmem_pipewire_source *s = data;
-	uint8_t bytes[POD_BYTES];
-	struct spa_pod_builder b = SPA_POD_BUILDER_INIT(bytes, sizeof(bytes));
-	const struct spa_pod *pods[3];
 	const struct spa_pod_prop *modifier;
 	const struct spa_pod *value;
 	uint64_t fixed = DRM_FORMAT_MOD_LINEAR;
@@ -205,13 +189,7 @@ static void on_param_changed(void *data, uint32_t id, const struct spa_pod *para
 		agree_buffers(s, false);
 		return;
 	}
-	if (modifier->flags & SPA_POD_PROP_FLAG_DONT_FIXATE) {
-		/* The consumer left the choice to us: linear is all the camera
-		 * writes.  Offered again fixated, the link agrees anew. */
-		pw_stream_update_params(s->stream, pods, format_pods(s, &b, &fixed, pods));
-		return;
-	}
-	/* The link writes what it agreed as a choice of one value. */
+	/* A value, or a choice of one where the consumer offered a choice. */
 	value = spa_pod_get_values(&modifier->value, &n, &choice);
 	if (!n || spa_pod_get_long(value, (int64_t *)&fixed) || fixed != DRM_FORMAT_MOD_LINEAR) {
 		fail(s, "the consumer agreed to a modifier other than linear");
@@ -461,15 +439,19 @@ static const struct pw_stream_events stream_events = {
 	.process = on_process,
 };
 
+/*
+ * Only the daemon's going ends the node: the stream's own errors come as
+ * its state, and the others name requests of the link watcher's that came
+ * too late (a link destroyed as it was bound), which change nothing.
+ */
 static void on_core_error(void *data, uint32_t id, int seq, int res, const char *message)
 {
 	struct llmem_pipewire_source *s = data;
 
 	(void)seq;
+	(void)message;
 	if (id == PW_ID_CORE && res == -EPIPE)
 		fail(s, "the PipeWire daemon went away");
-	else if (id == PW_ID_CORE)
-		fail(s, message ? message : "PipeWire's core failed");
 }
 
 static const struct pw_core_events core_events = {
@@ -543,7 +525,7 @@ static int connect_node(struct llmem_pipewire_source *s,
 {
 	uint8_t bytes[POD_BYTES];
 	struct spa_pod_builder b = SPA_POD_BUILDER_INIT(bytes, sizeof(bytes));
-	const struct spa_pod *pods[3];
+	const struct spa_pod *pods[2];
 	const char *name = ci->name ? ci->name : DEFAULT_NAME;
 	struct pw_properties *props;
 	int ret;
@@ -581,7 +563,7 @@ static int connect_node(struct llmem_pipewire_source *s,
 	pw_stream_add_listener(s->stream, &s->stream_listener, &stream_events, s);
 	ret = pw_stream_connect(s->stream, PW_DIRECTION_OUTPUT, PW_ID_ANY,
 				PW_STREAM_FLAG_DRIVER | PW_STREAM_FLAG_ALLOC_BUFFERS, pods,
-				format_pods(s, &b, NULL, pods));
+				format_pods(s, &b, pods));
 	if (ret < 0)
 		return llmem_error(ret, "pipewire: pw_stream_connect: %s", strerror(-ret));
 	return 0;

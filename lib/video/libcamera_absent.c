@@ -4,6 +4,7 @@
  * the calls on an open one are never reached.
  */
 #include <errno.h>
+#include <stddef.h>
 
 #include "base/error.h"
 #include "video/libcamera.h"
