@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "base/error.h"
-#include "pipewire_links.h"
+#include "pipeline/pipewire_links.h"
 
 static void report(struct pipewire_link *link, const char *why)
 {
@@ -122,7 +122,8 @@ static const struct pw_registry_events registry_events = {
 	.global_remove = on_global_remove,
 };
 
-int pipewire_links_watch(struct pipewire_links *l, struct pw_core *core, const uint32_t *node_id)
+int llmem_pipewire_links_watch(struct pipewire_links *l, struct pw_core *core,
+			       const uint32_t *node_id)
 {
 	l->node_id = node_id;
 	l->registry = pw_core_get_registry(core, PW_VERSION_REGISTRY, 0);
@@ -133,7 +134,7 @@ int pipewire_links_watch(struct pipewire_links *l, struct pw_core *core, const u
 	return 0;
 }
 
-void pipewire_links_unwatch(struct pipewire_links *l)
+void llmem_pipewire_links_unwatch(struct pipewire_links *l)
 {
 	for (int i = 0; i < PIPEWIRE_LINKS_MAX; i++)
 		if (l->links[i].owner)

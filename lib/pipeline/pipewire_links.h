@@ -47,10 +47,10 @@ struct pipewire_links {
 
 /* Starts watching @core's links out of the node *@node_id.  Return: 0, or
  * a negative errno with llmem_error() set. */
-int pipewire_links_watch(struct pipewire_links *links, struct pw_core *core,
-			 const uint32_t *node_id);
+int llmem_pipewire_links_watch(struct pipewire_links *links, struct pw_core *core,
+			       const uint32_t *node_id);
 
 /* Stops watching; a zeroed @links is fine. */
-void pipewire_links_unwatch(struct pipewire_links *links);
+void llmem_pipewire_links_unwatch(struct pipewire_links *links);
 
 #endif

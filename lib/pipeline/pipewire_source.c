@@ -31,7 +31,7 @@
 
 #include "base/error.h"
 #include "base/export.h"
-#include "pipewire_links.h"
+#include "pipeline/pipewire_links.h"
 
 #define DEFAULT_NAME "llmem-camera"
 /* Room for the two formats, or the buffer parameters of one answer. */
@@ -548,7 +548,7 @@ static int connect_node(struct llmem_pipewire_source *s,
 				   strerror(err));
 	}
 	pw_core_add_listener(s->core, &s->core_listener, &core_events, s);
-	ret = pipewire_links_watch(&s->links, s->core, &s->info.node_id);
+	ret = llmem_pipewire_links_watch(&s->links, s->core, &s->info.node_id);
 	if (ret)
 		return ret;
 	props = pw_properties_new(PW_KEY_MEDIA_TYPE, "Video", PW_KEY_MEDIA_CATEGORY, "Capture",
@@ -608,7 +608,7 @@ LLMEM_PUBLIC void llmem_pipewire_source_destroy(struct llmem_pipewire_source *s)
 		stop_camera(s);
 		pw_stream_destroy(s->stream);
 	}
-	pipewire_links_unwatch(&s->links);
+	llmem_pipewire_links_unwatch(&s->links);
 	if (s->core) {
 		spa_hook_remove(&s->core_listener);
 		pw_core_disconnect(s->core);
