@@ -54,12 +54,10 @@ static const struct cli_option options[] = {
 	CLI_OPTION_DEVICE(&args.device, CLI_HELP_CAPTURE_DEVICE),
 	CLI_OPTION_FORMAT(&args.format, camera_capture_formats, &args.format_given,
 			  "the pixel format (default YUYV, with --libcamera the camera's choice)"),
-	{ .name = "libcamera",
-	  .short_name = 'L',
-	  .type = CLI_FLAG,
-	  .value = &args.libcamera,
-	  .help = "a camera of libcamera's (--device its id, default its first): its own "
-		  "buffers copied are the peer" },
+	CLI_OPTION_LIBCAMERA(
+		&args.libcamera,
+		"a camera of libcamera's (--device its id, default its first): its own "
+		"buffers copied are the peer"),
 	CLI_OPTION_SIZE(args.size, 2, 16384, NULL, "frame size in pixels (default 1280x720)"),
 	CLI_OPTION_FRAMES(&args.frames, 1000000, NULL,
 			  "frames per path, all rounds together (default 60)"),

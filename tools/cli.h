@@ -67,6 +67,13 @@ struct cli_option {
 		.name = "quiet", .short_name = 'q', .type = CLI_FLAG, .value = (flag), \
 		.help = (what)                                                         \
 	}
+/* A camera of libcamera's in place of a V4L2 node, for the commands that
+ * take a camera. */
+#define CLI_OPTION_LIBCAMERA(flag, text)                                                   \
+	{                                                                                  \
+		.name = "libcamera", .short_name = 'L', .type = CLI_FLAG, .value = (flag), \
+		.help = (text)                                                             \
+	}
 /* The camera's video input (VIDIOC_S_INPUT), for the commands that capture. */
 #define CLI_OPTION_INPUT(n, n_given)                                                             \
 	{                                                                                        \

@@ -71,11 +71,8 @@ static const struct cli_option options[] = {
 			  "the pixel format (default YUYV, with --libcamera the camera's "
 			  "choice; NV12M on multi-planar nodes, RGB24 and BGR24 with "
 			  "--libcamera)"),
-	{ .name = "libcamera",
-	  .short_name = 'L',
-	  .type = CLI_FLAG,
-	  .value = &args.libcamera,
-	  .help = "capture from a camera of libcamera's (default its first)" },
+	CLI_OPTION_LIBCAMERA(&args.libcamera,
+			     "capture from a camera of libcamera's (default its first)"),
 	CLI_OPTION_SIZE(args.size, 2, 16384, NULL, "frame size in pixels (default 1280x720)"),
 	CLI_OPTION_FRAMES(&args.frames, 1000000, NULL, "frames to capture (default 30)"),
 	CLI_OPTION_OUT(&args.out, "write frame-NNN.png and summary.json into DIR"),

@@ -61,11 +61,7 @@ static const struct cli_option options[] = {
 	CLI_OPTION_FORMAT(&args.format, pipewire_formats, &args.format_given,
 			  "the pixel format (default YUYV, with --libcamera the camera's "
 			  "choice; RGB24 and BGR24 with --libcamera)"),
-	{ .name = "libcamera",
-	  .short_name = 'L',
-	  .type = CLI_FLAG,
-	  .value = &args.libcamera,
-	  .help = "offer a camera of libcamera's (default its first)" },
+	CLI_OPTION_LIBCAMERA(&args.libcamera, "offer a camera of libcamera's (default its first)"),
 	CLI_OPTION_SIZE(args.size, 2, 16384, NULL, "frame size in pixels (default 1280x720)"),
 	CLI_OPTION_FRAMES(&args.frames, UINT32_MAX, &args.frames_given,
 			  "end after N frames handed to PipeWire (default: at SIGINT, SIGTERM "

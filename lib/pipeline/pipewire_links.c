@@ -21,13 +21,19 @@ static void report(struct pipewire_link *link, const char *why)
 		 why);
 }
 
+static void drop_proxy(struct pipewire_link *link)
+{
+	if (!link->proxy)
+		return;
+	spa_hook_remove(&link->link_listener);
+	spa_hook_remove(&link->proxy_listener);
+	pw_proxy_destroy(link->proxy);
+	link->proxy = NULL;
+}
+
 static void forget(struct pipewire_link *link)
 {
-	if (link->proxy) {
-		spa_hook_remove(&link->link_listener);
-		spa_hook_remove(&link->proxy_listener);
-		pw_proxy_destroy(link->proxy);
-	}
+	drop_proxy(link);
 	memset(link, 0, sizeof(*link));
 }
 
@@ -50,12 +56,7 @@ static const struct pw_link_events link_events = {
 
 static void on_proxy_removed(void *data)
 {
-	struct pipewire_link *link = data;
-
-	spa_hook_remove(&link->link_listener);
-	spa_hook_remove(&link->proxy_listener);
-	pw_proxy_destroy(link->proxy);
-	link->proxy = NULL;
+	drop_proxy(data);
 }
 
 static const struct pw_proxy_events proxy_events = {
